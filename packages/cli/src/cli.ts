@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { isSheafError } from '@sheaf/core';
+import type { Command } from './command.js';
+import { decodeCommand } from './commands/decode.js';
+import { demoCommand } from './commands/demo.js';
+import { encodeCommand } from './commands/encode.js';
+import { installCommand } from './commands/install.js';
+import { statusCommand } from './commands/status.js';
+import { uninstallCommand } from './commands/uninstall.js';
+import type { Io } from './io.js';
+import { UsageError } from './usage-error.js';
+
+const commands: readonly Command[] = [
+  installCommand,
+  uninstallCommand,
+  statusCommand,
+  decodeCommand,
+  encodeCommand,
+  demoCommand,
+];
+
+/** Exit codes: 0 success, 1 failure, 2 usage. */
+export const exitCodes = Object.freeze({ ok: 0, failure: 1, usage: 2 });
+
+/** Runs `sheaf` with the arguments after the program name; resolves to the exit code. */
+export async function run(argv: readonly string[], io: Io): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    io.err(help());
+    return exitCodes.usage;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') return helpFor(rest[0], io);
+  if (name === '--version' || name === '-v') {
+    io.out(`${version()}\n`);
+    return exitCodes.ok;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) {
+    io.err(`sheaf: unknown command "${name}"; commands: ${commands.map((c) => c.name).join(', ')}\n`);
+    return exitCodes.usage;
+  }
+  try {
+    await command.run(rest, io);
+    return exitCodes.ok;
+  } catch (error) {
+    return report(command.name, error, io);
+  }
+}
+
+function report(name: string, error: unknown, io: Io): number {
+  if (error instanceof UsageError) {
+    io.err(`sheaf ${name}: ${error.message}\nRun "sheaf ${name} --help" for usage.\n`);
+    return exitCodes.usage;
+  }
+  if (isSheafError(error)) {
+    io.err(`${error.message} (${error.code})\n`);
+    return exitCodes.failure;
+  }
+  // Driver errors (a refused connection, a bad password) carry what the user needs in their message.
+  const message = error instanceof Error ? error.message || String(error) : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  io.err(`sheaf ${name}: ${message}${typeof code === 'string' ? ` (${code})` : ''}\n`);
+  return exitCodes.failure;
+}
+
+function helpFor(name: string | undefined, io: Io): Promise<number> | number {
+  if (name === undefined) {
+    io.out(help());
+    return exitCodes.ok;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) {
+    io.err(`sheaf: unknown command "${name}"; commands: ${commands.map((c) => c.name).join(', ')}\n`);
+    return exitCodes.usage;
+  }
+  return run([name, '--help'], io);
+}
+
+function help(): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  const lines = commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`);
+  return `Usage: sheaf <command> [options]
+
+Unique, time-ordered 64-bit ids generated inside your database.
+
+Commands:
+${lines.join('\n')}
+
+Run "sheaf <command> --help" for a command's options. Exit codes: 0 success, 1 failure, 2 usage.
+`;
+}
+
+function version(): string {
+  // Read at run time: package.json sits next to both src/ and dist/.
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,75 @@
+import { sqlVersion } from '@sheaf/core';
+import { flag } from '../args.js';
+import { defineCommand } from '../command.js';
+import { describeTarget, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
+import { type InstalledState, readInstalledState } from '../installed-state.js';
+import { toJson } from '../io.js';
+
+export const statusCommand = defineCommand({
+  name: 'status',
+  summary: 'show the installed version, shard, layout and whether ids were issued',
+  help: `
+Usage: sheaf status [--url <url>] [--json]
+
+Shows the sheaf SQL version installed against this package's, the shard, the layout and the last
+instant it can encode, and whether the generator has issued ids (after which the layout is fixed).
+Exit code 0 whether or not sheaf is installed.
+
+Options:
+${urlHelp}
+  --json             print the status as JSON
+  -h, --help         show this help
+`,
+  options: { ...urlOption, json: { type: 'boolean' } },
+  async run(args, io) {
+    const target = targetOf(args, io);
+    const state = await withConnection(target, { create: false }, readInstalledState);
+    const packageVersion = sqlVersion(target.dialect);
+    const report = state
+      ? {
+          installed: true,
+          ...state,
+          packageVersion,
+          upToDate: state.version === packageVersion,
+          runsOut: runsOut(state),
+        }
+      : { installed: false, packageVersion };
+    if (flag(args, 'json')) {
+      io.out(toJson({ dialect: target.dialect, ...report }));
+      return;
+    }
+    if (!state) {
+      io.out(
+        `sheaf is not installed on ${describeTarget(target)} (this package installs SQL version ${packageVersion})\n`,
+      );
+      return;
+    }
+    const { layout } = state;
+    const versionNote =
+      state.version === packageVersion ? 'up to date' : `this package has ${packageVersion}: run sheaf install`;
+    const rows = [
+      ['database', describeTarget(target)],
+      ['sql version', `${state.version} (${versionNote})`],
+      ['shard', String(state.shard)],
+      [
+        'layout',
+        `${layout.name}: ${layout.timeBits} time, ${layout.shardBits} shard, ${layout.sequenceBits} sequence bits`,
+      ],
+      ['epoch', new Date(layout.epoch).toISOString()],
+      ['runs out', runsOut(state)],
+      ['ids issued', state.idsIssued ? 'yes (the layout is fixed)' : 'no'],
+    ];
+    io.out(rows.map(([name, value]) => `${name?.padEnd(12)} ${value}\n`).join(''));
+  },
+});
+
+/** The last instant the layout can encode: its time field's maximum, capped so ids stay below 2^63. */
+function runsOut({ layout }: InstalledState): string {
+  const lowBits = BigInt(layout.shardBits + layout.sequenceBits);
+  const byTimeBits = (1n << BigInt(layout.timeBits)) - 1n;
+  const bySign = ((1n << 63n) - 1n) >> lowBits;
+  const maxTick = byTimeBits < bySign ? byTimeBits : bySign;
+  const last = layout.epoch + Number(maxTick);
+  // Beyond what a Date can hold (year 275760): for any purpose, never.
+  return last <= 8.64e15 ? new Date(last).toISOString() : 'after +275760-09-13';
+}

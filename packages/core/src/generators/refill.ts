@@ -1,0 +1,108 @@
+import { isSheafError } from '../errors.js';
+import { Backoff, pause, withTimeout } from './timers.js';
+
+/** How a {@link Refill} retries and how long one query may take. */
+export interface RefillSettings {
+  readonly minBackoffMs: number;
+  readonly maxBackoffMs: number;
+  readonly queryTimeoutMs: number;
+  /** Aborting stops the loop, its timers and every waiter. */
+  readonly signal: AbortSignal;
+  /** The error waiters get when the signal aborts. */
+  readonly closed: () => Error;
+}
+
+interface Waiter {
+  resolve(arrived: boolean): void;
+  reject(error: unknown): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * One background fetch at a time, retried with backoff until it succeeds or the signal aborts.
+ * A coded SheafError from the database (unknown segment, bad argument) is not going to heal by
+ * itself, so waiters get it at once; anything else (a refused connection, a timeout) is transient
+ * and waiters keep waiting until their own timeout.
+ */
+export class Refill<T> {
+  private running = false;
+  private readonly waiters = new Set<Waiter>();
+  /** The error of the last attempt; undefined once an attempt succeeds. */
+  lastError: unknown;
+  /** Failed attempts since the last success. */
+  failures = 0;
+
+  constructor(
+    private readonly fetch: () => Promise<T>,
+    private readonly accept: (value: T) => void,
+    private readonly settings: RefillSettings,
+  ) {
+    settings.signal.addEventListener('abort', () => this.settle((waiter) => waiter.reject(settings.closed())), {
+      once: true,
+    });
+  }
+
+  get inFlight(): boolean {
+    return this.running;
+  }
+
+  /** The last error when it was permanent: callers with empty buffers should get it at once. */
+  get permanentError(): unknown {
+    return isSheafError(this.lastError) ? this.lastError : undefined;
+  }
+
+  /** Starts a fetch unless one is already under way. */
+  request(): void {
+    if (this.running || this.settings.signal.aborted) return;
+    this.running = true;
+    void this.loop();
+  }
+
+  /** Resolves true when the next fetch lands, false after `timeoutMs`; rejects on a permanent error. */
+  wait(timeoutMs: number): Promise<boolean> {
+    if (this.settings.signal.aborted) return Promise.reject(this.settings.closed());
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters.delete(waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      waiter.timer.unref?.();
+      this.waiters.add(waiter);
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const { signal } = this.settings;
+    const backoff = new Backoff(this.settings.minBackoffMs, this.settings.maxBackoffMs);
+    while (!signal.aborted) {
+      try {
+        const value = await withTimeout(this.fetch(), this.settings.queryTimeoutMs, 'the query');
+        if (signal.aborted) break;
+        this.lastError = undefined;
+        this.failures = 0;
+        this.running = false;
+        this.accept(value);
+        this.settle((waiter) => waiter.resolve(true));
+        return;
+      } catch (error) {
+        this.lastError = error;
+        this.failures++;
+        if (isSheafError(error)) this.settle((waiter) => waiter.reject(error));
+        await pause(backoff.next(), signal);
+      }
+    }
+    this.running = false;
+  }
+
+  private settle(action: (waiter: Waiter) => void): void {
+    for (const waiter of this.waiters) {
+      clearTimeout(waiter.timer);
+      action(waiter);
+    }
+    this.waiters.clear();
+  }
+}

@@ -1,0 +1,289 @@
+import { SheafError } from '../errors.js';
+import type { SqlExecutor } from '../executor.js';
+import { BurnRate } from './burn-rate.js';
+import { type Clock, systemClock } from './clock.js';
+import { nextStep } from './dynamic-step.js';
+import { type IdKind, type IdOf, idKind } from './id-kind.js';
+import { messageOf } from './message-of.js';
+import { intOption, numberOption, type RetryOptions, retryOptions } from './options.js';
+import { Refill } from './refill.js';
+import { type Segment, SegmentAllocator } from './segment-alloc.js';
+
+/** Leaf's ceiling on the dynamic step. */
+const defaultMaxStep = 1_000_000;
+
+/**
+ * What {@link SegmentGenerator} takes; every option but `bizTag` has a default.
+ *
+ * @example
+ * const options: SegmentGeneratorOptions = { bizTag: 'orders', maxStep: 500_000, waitTimeoutMs: 2000 };
+ */
+export interface SegmentGeneratorOptions<K extends IdKind = 'number'> {
+  /** The row of `sheaf.segments` to allocate from (create it with `sheaf.create_segment`; MySQL: `sheaf_create_segment`). */
+  readonly bizTag: string;
+  /** `'number'` (default; ids must stay below 2^53) or `'bigint'`. */
+  readonly ids?: K;
+  /** Size of the first segment; default: the row's `step`. */
+  readonly step?: number;
+  /** Smallest dynamic step; default: the first segment's size. */
+  readonly minStep?: number;
+  /** Largest dynamic step; default 1,000,000 (Leaf's). */
+  readonly maxStep?: number;
+  /** Double or halve the step so a segment lasts 15–30 minutes (default true). */
+  readonly dynamicStep?: boolean;
+  /** Fraction of a segment used when the next one is fetched (default 0.1). */
+  readonly prefetchRatio?: number;
+  /** How long `next()` waits for a segment when both buffers are empty (default 5000 ms). */
+  readonly waitTimeoutMs?: number;
+  /** How long one allocation query may take before it counts as failed (default 10,000 ms). */
+  readonly queryTimeoutMs?: number;
+  /** Backoff between failed allocations (default 100 ms doubling to 10 s). */
+  readonly retry?: RetryOptions;
+  /** Wall clock for the dynamic step, monotonic clock for waits (default {@link systemClock}). */
+  readonly clock?: Clock;
+}
+
+/**
+ * What {@link SegmentGenerator.stats} reports.
+ *
+ * @example
+ * const { burnRate, runwaySeconds }: SegmentStats = generator.stats();
+ */
+export interface SegmentStats {
+  readonly bizTag: string;
+  /** Size of the last segment fetched (0 before the first). */
+  readonly step: number;
+  /** Ids left in memory, in both buffers. */
+  readonly remaining: number;
+  /** Ids handed out per second over about the last minute. */
+  readonly burnRate: number;
+  /** Seconds until the buffers run dry at the burn rate if no segment arrives (Infinity when idle). */
+  readonly runwaySeconds: number;
+  /** Ids handed out so far. */
+  readonly issued: number;
+  /** Segments fetched so far. */
+  readonly segments: number;
+  readonly fetching: boolean;
+  /** Failed allocations since the last successful one. */
+  readonly failures: number;
+  readonly lastError: string | undefined;
+}
+
+/**
+ * Leaf-segment: ids handed out from memory, ranges allocated with `sheaf.alloc_segment`. Two
+ * buffers: the next segment is fetched in the background once 10 % of the current one is used, so
+ * the database is off the hot path and an outage is ridden out for as long as the buffers last.
+ * Ids are monotonic per generator; generators sharing a `bizTag` never hand out the same id.
+ *
+ * @example
+ * const orders = await new SegmentGenerator(executor, { bizTag: 'orders' }).start();
+ * const id = orders.nextSync() ?? (await orders.next());
+ */
+export class SegmentGenerator<K extends IdKind = 'number'> {
+  readonly bizTag: string;
+  // The current segment is base + 0 … base + size − 1 (baseBig in BigInt mode); cursor is the next.
+  private base = 0;
+  private baseBig = 0n;
+  private size = 0;
+  private cursor = 0;
+  private prefetchAt = 0;
+  private spare: Segment | undefined;
+  private readonly bigint: boolean;
+  private readonly kind: IdKind;
+  private readonly allocator: SegmentAllocator;
+  private readonly clock: Clock;
+  private readonly refill: Refill<Segment>;
+  private readonly stop = new AbortController();
+  private readonly settings: { step?: number; minStep?: number; maxStep: number; dynamic: boolean; ratio: number };
+  private readonly waitTimeoutMs: number;
+  private readonly burn: BurnRate;
+  private step = 0;
+  private lastFetchAt = 0;
+  private segments = 0;
+  private issuedBefore = 0;
+
+  constructor(executor: SqlExecutor, options: SegmentGeneratorOptions<K>) {
+    if (typeof options?.bizTag !== 'string' || options.bizTag === '') {
+      throw new SheafError('INVALID_ARGUMENT', `bizTag must be non-empty text, not ${String(options?.bizTag)}`);
+    }
+    this.bizTag = options.bizTag;
+    this.kind = idKind(options.ids ?? 'number');
+    this.allocator = new SegmentAllocator(executor, this.bizTag, this.kind);
+    this.bigint = this.kind === 'bigint';
+    this.clock = options.clock ?? systemClock;
+    const maxStep = intOption('maxStep', options.maxStep, defaultMaxStep, 1, 2 ** 31 - 1);
+    const minStep = options.minStep === undefined ? undefined : intOption('minStep', options.minStep, 1, 1, maxStep);
+    const step = options.step === undefined ? undefined : intOption('step', options.step, 1, minStep ?? 1, maxStep);
+    this.settings = {
+      ...(step === undefined ? {} : { step }),
+      ...(minStep === undefined ? {} : { minStep }),
+      maxStep,
+      dynamic: options.dynamicStep ?? true,
+      ratio: numberOption('prefetchRatio', options.prefetchRatio, 0.1, 0, 1),
+    };
+    this.waitTimeoutMs = intOption('waitTimeoutMs', options.waitTimeoutMs, 5000, 0, 2 ** 31 - 1);
+    const retry = retryOptions(options.retry, 100, 10_000);
+    this.refill = new Refill(
+      () => this.fetch(),
+      (segment) => this.accept(segment),
+      {
+        minBackoffMs: retry.minMs,
+        maxBackoffMs: retry.maxMs,
+        queryTimeoutMs: intOption('queryTimeoutMs', options.queryTimeoutMs, 10_000, 1, 2 ** 31 - 1),
+        signal: this.stop.signal,
+        closed: () => this.closedError(),
+      },
+    );
+    this.burn = new BurnRate(this.clock.monotonic());
+  }
+
+  /** Fetches the first segment now (rather than on the first `next()`), rejecting if it cannot. */
+  async start(): Promise<this> {
+    const deadline = this.clock.monotonic() + this.waitTimeoutMs;
+    while (this.cursor >= this.size && this.spare === undefined) {
+      if (this.stop.signal.aborted) throw this.closedError();
+      const permanent = this.refill.permanentError;
+      if (permanent !== undefined) throw permanent;
+      this.refill.request();
+      await this.arrival(deadline);
+    }
+    return this;
+  }
+
+  /**
+   * The next id from memory, or `undefined` when both buffers are empty (a fetch is then under way;
+   * `next()` waits for it). Throws the database's coded error when the last fetch failed for good.
+   */
+  nextSync(): IdOf<K> | undefined {
+    const i = this.cursor;
+    if (i < this.size) {
+      this.cursor = i + 1;
+      if (i === this.prefetchAt && this.spare === undefined) this.refill.request();
+      return (this.bigint ? this.baseBig + BigInt(i) : this.base + i) as IdOf<K>;
+    }
+    return this.swap();
+  }
+
+  /** The next id; waits up to `waitTimeoutMs` for a segment, then rejects with `SEGMENT_UNAVAILABLE`. */
+  next(): Promise<IdOf<K>> {
+    try {
+      const id = this.nextSync();
+      if (id !== undefined) return Promise.resolve(id);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.waitForId();
+  }
+
+  /** Step, burn rate and runway: how long the buffers would last if the database went away now. */
+  stats(): SegmentStats {
+    const at = this.clock.monotonic();
+    const issued = this.issuedBefore + this.cursor;
+    this.burn.record(at, issued);
+    const burnRate = this.burn.perSecond(at, issued);
+    const remaining = this.size - this.cursor + (this.spare?.size ?? 0);
+    const error = this.refill.lastError;
+    return {
+      bizTag: this.bizTag,
+      step: this.step,
+      remaining,
+      burnRate,
+      runwaySeconds: burnRate > 0 ? remaining / burnRate : Number.POSITIVE_INFINITY,
+      issued,
+      segments: this.segments,
+      fetching: this.refill.inFlight,
+      failures: this.refill.failures,
+      lastError: error === undefined ? undefined : messageOf(error),
+    };
+  }
+
+  /** Stops fetching and timers; ids left in memory are dropped (segments may leave gaps). */
+  close(): Promise<void> {
+    this.issuedBefore += this.cursor;
+    this.size = 0;
+    this.cursor = 0;
+    this.spare = undefined;
+    this.stop.abort();
+    return Promise.resolve();
+  }
+
+  private swap(): IdOf<K> | undefined {
+    if (this.stop.signal.aborted) throw this.closedError();
+    if (this.spare !== undefined) {
+      this.install(this.spare);
+      this.spare = undefined;
+      return this.nextSync();
+    }
+    const permanent = this.refill.permanentError;
+    if (permanent !== undefined) throw permanent;
+    this.refill.request();
+    return undefined;
+  }
+
+  private async waitForId(): Promise<IdOf<K>> {
+    const deadline = this.clock.monotonic() + this.waitTimeoutMs;
+    for (;;) {
+      const id = this.nextSync();
+      if (id !== undefined) return id;
+      await this.arrival(deadline);
+    }
+  }
+
+  /** Waits for the fetch under way to land; `SEGMENT_UNAVAILABLE` at `deadline`. */
+  private async arrival(deadline: number): Promise<void> {
+    const left = deadline - this.clock.monotonic();
+    if (left > 0 && (await this.refill.wait(left))) return;
+    if (this.cursor < this.size || this.spare !== undefined) return;
+    throw this.unavailable();
+  }
+
+  private fetch(): Promise<Segment> {
+    return this.allocator.alloc(this.plannedStep());
+  }
+
+  /** Leaf 2.5: the step for the next allocation, from how long the previous segment lasted. */
+  private plannedStep(): number | undefined {
+    if (this.segments === 0) return this.settings.step;
+    if (!this.settings.dynamic) return this.step;
+    const bounds = { minStep: this.settings.minStep ?? this.step, maxStep: this.settings.maxStep };
+    return nextStep(this.step, this.clock.now() - this.lastFetchAt, bounds);
+  }
+
+  private accept(segment: Segment): void {
+    if (this.stop.signal.aborted) return;
+    if (this.segments === 0 && this.settings.minStep === undefined) this.settings.minStep = segment.size;
+    this.segments++;
+    this.step = segment.size;
+    this.lastFetchAt = this.clock.now();
+    if (this.cursor >= this.size) this.install(segment);
+    else this.spare = segment;
+  }
+
+  private install(segment: Segment): void {
+    this.issuedBefore += this.cursor;
+    this.burn.record(this.clock.monotonic(), this.issuedBefore);
+    this.baseBig = segment.first;
+    // In Number mode every id of the segment was checked to be below 2^53 when it was fetched.
+    this.base = this.bigint ? 0 : Number(segment.first);
+    this.cursor = 0;
+    this.size = segment.size;
+    this.prefetchAt = Math.min(segment.size - 1, Math.floor(segment.size * this.settings.ratio));
+  }
+
+  private unavailable(): SheafError {
+    const { lastError, failures } = this.refill;
+    const last = lastError === undefined ? 'none failed' : `last: ${messageOf(lastError)}`;
+    return new SheafError(
+      'SEGMENT_UNAVAILABLE',
+      `segment '${this.bizTag}': no ids left in memory and no segment arrived within ${this.waitTimeoutMs} ms ` +
+        `(${failures} failed allocations; ${last})`,
+      { cause: lastError, details: { bizTag: this.bizTag, waitTimeoutMs: this.waitTimeoutMs, failures } },
+    );
+  }
+
+  private closedError(): SheafError {
+    return new SheafError('GENERATOR_CLOSED', `segment generator '${this.bizTag}' is closed`, {
+      details: { bizTag: this.bizTag },
+    });
+  }
+}

@@ -1,0 +1,45 @@
+export type { Dialect, DialectName } from './dialects/dialect.js';
+export { mysqlDialect } from './dialects/mysql.js';
+export { postgresDialect } from './dialects/postgres.js';
+export { isSheafError, SheafError, type SheafErrorCode, type SheafErrorOptions, sheafErrorCodes } from './errors.js';
+export type { Row, SqlExecutor } from './executor.js';
+export { type Mysql2ConnectionLike, type Mysql2PoolLike, mysql2Executor } from './executors/mysql2.js';
+export { type PgClientLike, type PgPoolLike, pgExecutor } from './executors/pg.js';
+export { type PGliteLike, pgliteExecutor } from './executors/pglite.js';
+export {
+  BatchedDbIds,
+  type BatchedDbIdsOptions,
+} from './generators/batched-db-ids.js';
+export { type Clock, systemClock } from './generators/clock.js';
+export type { IdKind, IdOf } from './generators/id-kind.js';
+export type { RetryOptions } from './generators/options.js';
+export {
+  SegmentGenerator,
+  type SegmentGeneratorOptions,
+  type SegmentStats,
+} from './generators/segment-generator.js';
+export {
+  SnowflakeGenerator,
+  type SnowflakeGeneratorOptions,
+  type SnowflakeStats,
+} from './generators/snowflake-generator.js';
+export {
+  TicketClient,
+  type TicketClientOptions,
+  type TicketServerStatus,
+} from './generators/ticket-client.js';
+export { type DecodedId, decodeId, encodeId, type IdParts, idCeiling, idFloor } from './id.js';
+export {
+  type InstallOptions,
+  type InstallResult,
+  install,
+  type UninstallOptions,
+  uninstall,
+} from './install/install.js';
+export { type InstallScript, installScript, sqlVersion, uninstallScript } from './install/script.js';
+export { defineLayout, type Layout, type LayoutOptions, layoutLifetime } from './layout.js';
+export { type SheafTriggerOptions, type SheafTriggerSql, sheafTriggerSql } from './mysql-trigger.js';
+export { nextIdSql } from './next-id-sql.js';
+export { parseId } from './parse-id.js';
+export { defaultLayout, layoutByName, type PresetName, presets } from './presets.js';
+export { fromDatabaseError, sqlStates } from './sql-errors.js';

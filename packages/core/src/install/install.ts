@@ -1,0 +1,166 @@
+import type { DialectName } from '../dialects/dialect.js';
+import { SheafError } from '../errors.js';
+import type { SqlExecutor } from '../executor.js';
+import type { Layout } from '../layout.js';
+import { layoutByName, type PresetName } from '../presets.js';
+import { configureParams, type DialectInstall } from './dialect-install.js';
+import { mysqlInstall } from './mysql.js';
+import { postgresInstall } from './postgres.js';
+import { statementsOf } from './sql-file.js';
+
+const installs: Partial<Record<DialectName, DialectInstall>> = { postgres: postgresInstall, mysql: mysqlInstall };
+
+/**
+ * What {@link install} takes.
+ *
+ * @example
+ * const options: InstallOptions = { shard: 7, layout: 'sheaf' };
+ */
+export interface InstallOptions {
+  /** The shard id this database issues ids for (`sheaf.next_id()`); default 0. */
+  readonly shard?: number;
+  /** A preset name or a layout from `defineLayout`; default `sheaf`. Fixed once ids were issued. */
+  readonly layout?: Layout | PresetName;
+  /** Lets tests move the generator's clock through settings (docs/sql/postgres.md); never in production. */
+  readonly testClock?: boolean;
+  /** Installs only files up to this version: for testing upgrades from an earlier release. */
+  readonly upTo?: number;
+}
+
+/**
+ * What {@link install} did.
+ *
+ * @example
+ * const { version, applied }: InstallResult = await install(executor);
+ */
+export interface InstallResult {
+  /** The highest file version now installed. */
+  readonly version: number;
+  /** The versions this call applied (empty when everything was already there). */
+  readonly applied: readonly number[];
+}
+
+/**
+ * Installs or upgrades sheaf's SQL and configures shard and layout. Idempotent; serialised by a
+ * lock so concurrent installers are safe; on PostgreSQL all in one transaction. Refuses a database
+ * whose recorded files differ from this package's (`INSTALL_CONFLICT`).
+ *
+ * @example
+ * await install(pgExecutor(pool), { shard: 3 });
+ */
+export async function install(executor: SqlExecutor, options: InstallOptions = {}): Promise<InstallResult> {
+  const dialect = dialectInstall(executor);
+  const layout = typeof options.layout === 'string' ? layoutByName(options.layout) : options.layout;
+  const params = configureParams(options.shard ?? 0, layout ?? layoutByName('sheaf'), options.testClock ?? false);
+  const files = dialect.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
+  return inInstallLock(executor, dialect, async (session) => {
+    await dialect.preflight?.(session);
+    for (const statement of dialect.bootstrap) await session.query(statement);
+    const recorded = await session.query<{ version: unknown; checksum: unknown }>(dialect.recorded);
+    const known = new Map(recorded.map((row) => [Number(row.version), String(row.checksum)]));
+    for (const [version, checksum] of known) {
+      const file = dialect.files.find((candidate) => candidate.version === version);
+      if (!file) {
+        throw new SheafError(
+          'INSTALL_CONFLICT',
+          `the database has sheaf SQL version ${version}, newer than this package (up to ${dialect.files.length}); ` +
+            'upgrade @sheaf/core',
+          { details: { version, known: dialect.files.length } },
+        );
+      }
+      if (file.checksum !== checksum) {
+        throw new SheafError(
+          'INSTALL_CONFLICT',
+          `sheaf SQL file ${version} (${file.name}) installed in the database differs from this package's ` +
+            `(checksum ${checksum.slice(0, 12)}… vs ${file.checksum.slice(0, 12)}…)`,
+          { details: { version, recorded: checksum, expected: file.checksum } },
+        );
+      }
+    }
+    const applied: number[] = [];
+    for (const file of files) {
+      if (known.has(file.version)) continue;
+      // The version row goes in first: a racing installer that slipped past the lock fails on it.
+      await session.query(dialect.record, [file.version, file.name, file.checksum]);
+      for (const statement of statementsOf(file.sql)) await session.query(statement);
+      applied.push(file.version);
+    }
+    const version = Math.max(0, ...known.keys(), ...applied);
+    if (version >= dialect.configureFrom) await session.query(dialect.configure, params);
+    return { version, applied };
+  });
+}
+
+/**
+ * What {@link uninstall} takes.
+ *
+ * @example
+ * await uninstall(executor, { force: true });
+ */
+export interface UninstallOptions {
+  /** Also drop what depends on sheaf (column defaults, views); otherwise refuse with `IN_USE`. */
+  readonly force?: boolean;
+}
+
+/**
+ * Removes sheaf's objects. Refuses (`IN_USE`, naming them) while column defaults, triggers or
+ * views outside sheaf still use it, unless `force` is set. Does nothing where sheaf is absent.
+ *
+ * @example
+ * await uninstall(executor);
+ */
+export async function uninstall(executor: SqlExecutor, options: UninstallOptions = {}): Promise<void> {
+  const dialect = dialectInstall(executor);
+  await inInstallLock(executor, dialect, async (session) => {
+    const [probe] = await session.query<{ installed: unknown }>(dialect.probe);
+    if (!truthy(probe?.installed)) return;
+    const dependents = await session.query<{ dependent: string }>(dialect.dependents);
+    if (dependents.length > 0 && !options.force) {
+      const names = dependents.map((row) => row.dependent);
+      throw new SheafError(
+        'IN_USE',
+        `cannot uninstall: ${names.join('; ')} still use sheaf (drop or change them, or pass force)`,
+        { details: { dependents: names } },
+      );
+    }
+    for (const statement of dialect.uninstall) await session.query(statement);
+  });
+}
+
+function dialectInstall(executor: SqlExecutor): DialectInstall {
+  const dialect = installs[executor.dialect.name];
+  if (!dialect) {
+    throw new SheafError('INVALID_ARGUMENT', `cannot install into a ${executor.dialect.name} database yet`);
+  }
+  return dialect;
+}
+
+async function inInstallLock<T>(
+  executor: SqlExecutor,
+  dialect: DialectInstall,
+  work: (session: SqlExecutor) => Promise<T>,
+): Promise<T> {
+  return executor.session(async (session) => {
+    const transactional = executor.dialect.transactionalDdl;
+    if (transactional) await session.query('begin');
+    try {
+      const [lock] = await session.query<{ locked?: unknown }>(dialect.lock);
+      // GET_LOCK answers 0 after its timeout instead of failing.
+      if (lock && 'locked' in lock && !truthy(lock.locked)) {
+        throw new SheafError('INSTALL_CONFLICT', 'another sheaf installer held the install lock for 60 s; try again');
+      }
+      const result = await work(session);
+      if (transactional) await session.query('commit');
+      return result;
+    } catch (error) {
+      if (transactional) await session.query('rollback');
+      throw error;
+    } finally {
+      if (dialect.unlock) await session.query(dialect.unlock);
+    }
+  });
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't';
+}

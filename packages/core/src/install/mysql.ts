@@ -1,0 +1,126 @@
+import { SheafError } from '../errors.js';
+import type { SqlExecutor } from '../executor.js';
+import type { DialectInstall } from './dialect-install.js';
+import { mysqlFiles } from './files.generated.js';
+
+/** Every routine and table of sheaf on MySQL/MariaDB, in the current database. */
+const routines = [
+  ['procedure', 'sheaf__fail'],
+  ['procedure', 'sheaf__check_shard'],
+  ['function', 'sheaf__iso'],
+  ['function', 'sheaf__max_tick'],
+  ['function', 'sheaf_next_id'],
+  ['function', 'sheaf_next_shard_id'],
+  ['procedure', 'sheaf_next_shard_ids'],
+  ['procedure', 'sheaf_next_ids'],
+  ['function', 'sheaf__tick'],
+  ['function', 'sheaf_id_floor'],
+  ['function', 'sheaf_id_ceiling'],
+  ['function', 'sheaf_encode_id'],
+  ['function', 'sheaf__check_id'],
+  ['function', 'sheaf_id_time'],
+  ['function', 'sheaf_id_shard'],
+  ['function', 'sheaf_id_sequence'],
+  ['function', 'sheaf_decode_id'],
+  ['procedure', 'sheaf_configure'],
+  ['function', 'sheaf__now_ms'],
+  ['procedure', 'sheaf_create_ticket'],
+  ['function', 'sheaf_next_ticket'],
+  ['procedure', 'sheaf_create_segment'],
+  ['procedure', 'sheaf_alloc_segment'],
+  ['procedure', 'sheaf_lease_worker'],
+  ['function', 'sheaf_heartbeat_worker'],
+  ['function', 'sheaf_release_worker'],
+] as const;
+const tables = [
+  'sheaf_settings',
+  'sheaf_chunks',
+  'sheaf_tickets',
+  'sheaf_ticket_counter',
+  'sheaf_segments',
+  'sheaf_workers',
+  'sheaf_schema_versions',
+];
+
+// Triggers of this database whose body calls a sheaf routine.
+const dependentTriggers = `
+  from information_schema.triggers
+  where trigger_schema = database() and action_statement regexp 'sheaf_[a-z_]+[[:space:]]*[(]'`;
+
+/**
+ * Installs into the current database under a `GET_LOCK` named after it. MySQL commits each DDL
+ * statement at once, so the version row of a file goes in before its statements.
+ */
+export const mysqlInstall: DialectInstall = {
+  files: mysqlFiles,
+  bootstrap: [
+    `create table if not exists sheaf_schema_versions (
+      version integer not null primary key,
+      name varchar(100) not null,
+      checksum char(64) not null,
+      installed_at datetime(3) not null default current_timestamp(3)
+    ) engine = innodb`,
+  ],
+  lock: "select get_lock(concat('sheaf_install:', database()), 60) as locked",
+  unlock: "select release_lock(concat('sheaf_install:', database())) as released",
+  recorded: 'select version, checksum from sheaf_schema_versions order by version',
+  record: 'insert into sheaf_schema_versions (version, name, checksum) values (?, ?, ?)',
+  configure: 'call sheaf_configure(?, ?, ?, ?, ?, ?, ?)',
+  configureFrom: 2,
+  probe: `select count(*) > 0 as installed from information_schema.tables
+    where table_schema = database() and table_name = 'sheaf_schema_versions'`,
+  dependents: `select concat('trigger ', trigger_name, ' on ', event_object_table) as dependent ${dependentTriggers}
+    order by 1`,
+  uninstall: [
+    // DROP TRIGGER through a prepared statement: no stored routine may be left behind to do it.
+    `create procedure sheaf__drop_dependents() modifies sql data
+    begin
+      declare v_done boolean default false;
+      declare v_sql text;
+      declare c cursor for select concat('drop trigger \`', replace(trigger_name, '\`', '\`\`'), '\`') ${dependentTriggers};
+      declare continue handler for not found set v_done = true;
+      open c;
+      drop_each: loop
+        fetch c into v_sql;
+        if v_done then leave drop_each; end if;
+        set @sheaf_drop = v_sql;
+        prepare s from @sheaf_drop;
+        execute s;
+        deallocate prepare s;
+      end loop;
+      close c;
+    end`,
+    'call sheaf__drop_dependents()',
+    'drop procedure sheaf__drop_dependents',
+    ...routines.map(([kind, name]) => `drop ${kind} if exists ${name}`),
+    ...tables.map((name) => `drop table if exists ${name}`),
+  ],
+  preflight: checkBinlogTrust,
+};
+
+/**
+ * With binary logging on, MySQL/MariaDB refuse `create function … modifies sql data` (error 1418)
+ * unless log_bin_trust_function_creators is set: say so before half an install is applied.
+ */
+async function checkBinlogTrust(session: SqlExecutor): Promise<void> {
+  const [row] = await session.query<{ log_bin: unknown; trust: unknown; format: unknown }>(
+    'select @@log_bin as log_bin, @@log_bin_trust_function_creators as trust, @@binlog_format as format',
+  );
+  const on = (value: unknown) => Number(value) === 1;
+  if (row && on(row.log_bin) && !on(row.trust)) {
+    throw new SheafError(
+      'SERVER_CONFIG',
+      'binary logging is on and log_bin_trust_function_creators is off, so the server refuses sheaf_next_id() ' +
+        '(it writes data and reads the clock): run `set global log_bin_trust_function_creators = 1` as an admin ' +
+        '(and put it in the server config), or on MySQL 8 use the app-side generators',
+      { details: { setting: 'log_bin_trust_function_creators', binlogFormat: String(row.format) } },
+    );
+  }
+  if (row && on(row.log_bin) && String(row.format).toUpperCase() === 'STATEMENT') {
+    throw new SheafError(
+      'SERVER_CONFIG',
+      'binlog_format is STATEMENT, which cannot replay SYSDATE(): set binlog_format to ROW or MIXED',
+      { details: { setting: 'binlog_format', binlogFormat: String(row.format) } },
+    );
+  }
+}

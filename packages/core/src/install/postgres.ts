@@ -1,0 +1,44 @@
+import type { DialectInstall } from './dialect-install.js';
+import { postgresFiles } from './files.generated.js';
+
+/** Installs into schema `sheaf`, all in one transaction under a transaction-level advisory lock. */
+export const postgresInstall: DialectInstall = {
+  files: postgresFiles,
+  bootstrap: [
+    'create schema if not exists sheaf',
+    `create table if not exists sheaf.schema_versions (
+      version integer primary key,
+      name text not null,
+      checksum text not null,
+      installed_at timestamptz not null default now()
+    )`,
+  ],
+  // 'sheafins' as bytes; released by commit or rollback.
+  lock: 'select pg_advisory_xact_lock(8316008180944039539)',
+  unlock: undefined,
+  recorded: 'select version, checksum from sheaf.schema_versions order by version',
+  record: 'insert into sheaf.schema_versions (version, name, checksum) values ($1, $2, $3)',
+  configure: 'select sheaf.configure($1, $2, $3, $4, $5, $6, $7)',
+  configureFrom: 3,
+  probe: "select to_regnamespace('sheaf') is not null as installed",
+  // Objects outside schema sheaf that depend on it: column defaults, views, triggers, functions.
+  dependents: `
+    select distinct pg_describe_object(d.classid, d.objid, d.objsubid) as dependent
+    from pg_depend d
+    where d.deptype = 'n'
+      and (select i.schema from pg_identify_object(d.refclassid, d.refobjid, 0) i) = 'sheaf'
+      and coalesce(case d.classid
+        when 'pg_attrdef'::regclass then
+          (select c.relnamespace from pg_attrdef a join pg_class c on c.oid = a.adrelid where a.oid = d.objid)
+        when 'pg_rewrite'::regclass then
+          (select c.relnamespace from pg_rewrite r join pg_class c on c.oid = r.ev_class where r.oid = d.objid)
+        when 'pg_trigger'::regclass then
+          (select c.relnamespace from pg_trigger t join pg_class c on c.oid = t.tgrelid where t.oid = d.objid)
+        when 'pg_constraint'::regclass then (select connamespace from pg_constraint where oid = d.objid)
+        when 'pg_proc'::regclass then (select pronamespace from pg_proc where oid = d.objid)
+        when 'pg_class'::regclass then (select relnamespace from pg_class where oid = d.objid)
+        when 'pg_type'::regclass then (select typnamespace from pg_type where oid = d.objid)
+      end, 0) <> 'sheaf'::regnamespace
+    order by 1`,
+  uninstall: ['drop schema sheaf cascade'],
+};

@@ -1,0 +1,19 @@
+import { SheafError } from './errors.js';
+
+/**
+ * The PostgreSQL expression that makes an id, for a column default: `sheaf.next_id()` for the
+ * configured shard, `sheaf.next_id(n)` for an explicit one (checked against the layout by the SQL).
+ *
+ * @example
+ * `id bigint primary key default ${nextIdSql()}`; // default sheaf.next_id()
+ * nextIdSql(7); // 'sheaf.next_id(7)'
+ */
+export function nextIdSql(shard?: number): string {
+  if (shard === undefined) return 'sheaf.next_id()';
+  if (!Number.isSafeInteger(shard) || shard < 0) {
+    throw new SheafError('SHARD_OUT_OF_RANGE', `shard ${String(shard)} is not a non-negative integer`, {
+      details: { shard },
+    });
+  }
+  return `sheaf.next_id(${shard})`;
+}

@@ -1,0 +1,64 @@
+import { nextIdSql, sheafTriggerSql } from '@sheaf/core';
+import type { Knex } from 'knex';
+import { dialectOfClient, type KnexClientLike } from './dialect.js';
+
+/**
+ * Options of {@link sheafId}.
+ *
+ * @example
+ * const options: SheafIdColumnOptions = { shard: 3 };
+ */
+export interface SheafIdColumnOptions {
+  /** Make the column the primary key (default true). */
+  readonly primaryKey?: boolean;
+  /** PostgreSQL: generate for this logical shard, `sheaf.next_id(shard)`. */
+  readonly shard?: number;
+  /** MySQL: the trigger's name (default `<table>_sheaf_id`). */
+  readonly triggerName?: string;
+}
+
+/** The knex internals read here: the client, the table name, and the statement list (knex 2–3). */
+interface TableBuilderInternals {
+  readonly client: KnexClientLike & { raw(sql: string): Knex.Raw };
+  readonly _tableName: string;
+  readonly _statements: Array<{ grouping: string; method: string; args: unknown[] }>;
+}
+
+/**
+ * Adds a sheaf id column in a migration. PostgreSQL: `bigint not null default sheaf.next_id()`.
+ * MySQL/MariaDB, whose defaults cannot call functions: `bigint not null auto_increment` plus the
+ * sheaf `BEFORE INSERT` trigger, created right after the table in the same migration (so a
+ * single-row insert's `insertId` is the sheaf id); dropping the table drops the trigger.
+ *
+ * @example
+ * await knex.schema.createTable('orders', (table) => {
+ *   sheafId(table, 'id');
+ *   table.integer('total').notNullable();
+ * });
+ */
+export function sheafId(
+  table: Knex.CreateTableBuilder | Knex.AlterTableBuilder,
+  column = 'id',
+  options: SheafIdColumnOptions = {},
+): Knex.ColumnBuilder {
+  const internals = table as unknown as TableBuilderInternals;
+  const primaryKey = options.primaryKey ?? true;
+  if (dialectOfClient(internals.client).functionDefaults) {
+    const built = table
+      .bigInteger(column)
+      .notNullable()
+      .defaultTo(internals.client.raw(nextIdSql(options.shard)));
+    return primaryKey ? built.primary() : built;
+  }
+  // AUTO_INCREMENT needs a key; without one the trigger replaces the 0 default instead.
+  const type = primaryKey ? 'bigint not null auto_increment primary key' : 'bigint not null default 0';
+  const built = table.specificType(column, type);
+  const trigger = sheafTriggerSql(internals._tableName, column, { name: options.triggerName });
+  // TableCompiler runs 'alterTable' statements after the create, calling the named method with args.
+  internals._statements.push({
+    grouping: 'alterTable',
+    method: 'pushQuery',
+    args: [{ sql: trigger.create, bindings: [] }],
+  });
+  return built;
+}

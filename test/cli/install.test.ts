@@ -1,0 +1,91 @@
+import { sqlVersion } from '@sheaf/core';
+import { expect, it } from 'vitest';
+import { describeTargets } from '../support/database.js';
+import { dialectOf, keyedTableSql, nextIdSql, onDatabase, urlFor } from './cli-targets.js';
+import { sheaf, sheafJson } from './run-sheaf.js';
+
+// Several CLI processes per test, and PGlite boots in each one (1 to 2 s on a busy machine).
+const cliTimeout = 120_000;
+
+describeTargets('sheaf install, status and uninstall', (db, target) => {
+  const dialect = dialectOf(target);
+
+  it(
+    'installs, reports status, stays idempotent and uninstalls',
+    async () => {
+      const url = urlFor(target, db());
+      const installed = await sheafJson<{ version: number; applied: number[] }>([
+        'install',
+        '--url',
+        url,
+        '--shard',
+        '7',
+      ]);
+      expect(installed.version).toBe(sqlVersion(dialect));
+      expect(installed.applied).toHaveLength(sqlVersion(dialect));
+
+      const status = await sheafJson(['status', '--url', url]);
+      expect(status).toMatchObject({ installed: true, version: sqlVersion(dialect), upToDate: true, shard: 7 });
+      expect(status).toMatchObject({ idsIssued: false, runsOut: '2093-09-06T15:47:35.551Z' });
+      expect(status.layout).toEqual({
+        name: 'sheaf',
+        epoch: 1704067200000,
+        timeBits: 41,
+        shardBits: 12,
+        sequenceBits: 10,
+      });
+
+      // DATABASE_URL stands in for --url; mariadb:// for mysql://.
+      const fromEnv = await sheaf(['status', '--json'], { DATABASE_URL: url.replace(/^mysql:/, 'mariadb:') });
+      expect(JSON.parse(fromEnv.stdout)).toMatchObject({ installed: true, shard: 7 });
+
+      await onDatabase(url, db(), (sql) => sql.query(nextIdSql[dialect]));
+      expect(await sheafJson(['status', '--url', url])).toMatchObject({ idsIssued: true, shard: 7 });
+      const text = await sheaf(['status', '--url', url]);
+      expect(text.stdout).toMatch(/^sql version +\d+ \(up to date\)$/m);
+      expect(text.stdout).toMatch(/^ids issued +yes/m);
+
+      const again = await sheaf(['install', '--url', url, '--shard', '8']);
+      expect(again.stdout).toMatch(/\(already up to date\): shard 8, layout sheaf\n$/);
+      expect(await sheafJson(['status', '--url', url])).toMatchObject({ shard: 8 });
+
+      expect((await sheaf(['uninstall', '--url', url])).stdout).toMatch(/^removed sheaf from /);
+      expect(await sheafJson(['status', '--url', url])).toEqual({
+        dialect,
+        installed: false,
+        packageVersion: sqlVersion(dialect),
+      });
+      expect(await sheafJson(['uninstall', '--url', url])).toEqual({ uninstalled: false, dialect });
+    },
+    cliTimeout,
+  );
+
+  it(
+    'exits 1 with IN_USE while a table uses sheaf, and removes it with --force',
+    async () => {
+      const url = urlFor(target, db());
+      expect((await sheaf(['install', '--url', url])).code).toBe(0);
+      await onDatabase(url, db(), async (sql) => {
+        for (const statement of keyedTableSql[dialect]) await sql.query(statement);
+      });
+      const refused = await sheaf(['uninstall', '--url', url]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^sheaf: cannot uninstall: .*cli_orders.* \(IN_USE\)\n$/);
+      expect((await sheaf(['uninstall', '--url', url, '--force'])).code).toBe(0);
+      expect(await sheafJson(['status', '--url', url])).toMatchObject({ installed: false });
+      await onDatabase(url, db(), (sql) => sql.query('drop table cli_orders'));
+    },
+    cliTimeout,
+  );
+
+  it(
+    'exits 1 naming the driver error when the database cannot be reached',
+    async () => {
+      const url = target === 'pglite' ? 'pglite:/nonexistent/sheaf' : 'postgres://nobody@127.0.0.1:1/none';
+      const run = await sheaf(['status', '--url', url]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(target === 'pglite' ? /no PGlite database at \/nonexistent\/sheaf/ : /ECONNREFUSED/);
+    },
+    cliTimeout,
+  );
+});

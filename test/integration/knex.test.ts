@@ -1,0 +1,146 @@
+import { PGlite } from '@electric-sql/pglite';
+import { decodeId } from '@sheaf/core';
+import { extendKnex, insertWithIds, installSheaf, knexExecutor } from '@sheaf/knex';
+import knex, { type Knex } from 'knex';
+import ClientPgLite from 'knex-pglite';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { main } from '../../docs/guides/examples/knex/app.js';
+import { migrationSource } from '../../docs/guides/examples/knex/migrations.js';
+import { describeTargets } from '../support/database.js';
+import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import type { TargetName } from '../support/targets.js';
+
+function connect(target: TargetName, url: string | undefined): Knex {
+  if (target === 'postgres') return knex({ client: 'pg', connection: url });
+  if (target === 'mariadb') {
+    // BIGINT as exact strings; knex's own mysql2 results would round ids to numbers otherwise.
+    return knex({
+      client: 'mysql2',
+      connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as never,
+    });
+  }
+  // A PGlite of its own: knex-pglite closes its instance on destroy().
+  return knex({ client: ClientPgLite as never, dialect: 'postgres', connection: { pglite: new PGlite() } as never });
+}
+
+it('importing @sheaf/knex patches nothing: insertWithIds exists on builders only after extendKnex()', () => {
+  const offline = knex({ client: 'pg' });
+  expect((offline('orders') as unknown as Record<string, unknown>).insertWithIds).toBeUndefined();
+});
+
+describeTargets('knex', (db, target) => {
+  let k: Knex;
+  beforeAll(() => {
+    k = connect(target, db().url);
+  });
+  afterAll(async () => {
+    await k?.destroy();
+  });
+
+  it('runs the guide example: migrations up, insertWithIds in a transaction, ids read back and decoded', async () => {
+    const result = await main(k);
+    expect(result.shardId).toBe(4);
+    expect(Math.abs(result.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(result.items.map((item) => item.sku)).toEqual(['tea', 'scone']);
+    for (const item of result.items) {
+      expect(item.orderId).toBe(result.orderId);
+      expect(decodeId(item.id).shardId).toBe(4);
+      expect(item.id > result.orderId).toBe(true);
+    }
+  });
+
+  it('sheafId: the database assigns the key to a plain insert (PostgreSQL default, MySQL trigger + AUTO_INCREMENT)', async () => {
+    const insert = k('orders').insert({ customer: 'plain' });
+    const inserted = await (target === 'mariadb' ? insert : insert.returning('id'));
+    const [row] = await k('orders').where({ customer: 'plain' });
+    expect(decodeId(row.id).shardId).toBe(4);
+    // MySQL: a single-row insert's insertId is the trigger's id (AUTO_INCREMENT column).
+    const first = inserted[0] as { id?: unknown } | string;
+    expect(String(typeof first === 'object' ? first.id : first)).toBe(String(row.id));
+  });
+
+  it('insertWithIds keeps given ids, takes the rest from an id source when one is given, and returns them in row order', async () => {
+    let next = 10_000n;
+    const given = 9_000n;
+    const ids = await insertWithIds(k, 'orders', [{ customer: 'a' }, { id: given, customer: 'b' }, { customer: 'c' }], {
+      ids: { next: () => next++ },
+    });
+    expect(ids).toEqual([10_000n, given, 10_001n]);
+    const rows = await k('orders').whereIn('id', ids.map(String)).orderBy('id');
+    expect(rows.map((row: { customer: string }) => row.customer)).toEqual(['b', 'a', 'c']);
+    expect(await insertWithIds(k, 'orders', [])).toEqual([]);
+  });
+
+  it('extendKnex() is opt-in and idempotent; the builder method works in transactions', async () => {
+    extendKnex(knex);
+    extendKnex(knex);
+    const ids = await k.transaction((trx) => trx('orders').insertWithIds([{ customer: 'x' }, { customer: 'y' }]));
+    expect(ids).toHaveLength(2);
+    expect(ids[1]! > ids[0]!).toBe(true);
+    for (const id of ids) expect(decodeId(id).shardId).toBe(4);
+  });
+
+  it('knexExecutor serves @sheaf/core: one pinned connection per session', async () => {
+    const executor = knexExecutor(k);
+    const sql =
+      executor.dialect.name === 'postgres'
+        ? 'select sheaf.next_id()::text as id, $1::text as echo, pg_backend_pid() as conn'
+        : 'select sheaf_next_id() as id, ? as echo, connection_id() as conn';
+    const [a, b] = await executor.session(async (session) => [
+      (await session.query<{ id: string; echo: string; conn: unknown }>(sql, ['x?']))[0]!,
+      (await session.query<{ conn: unknown }>(sql, ['y']))[0]!,
+    ]);
+    expect(a.echo).toBe('x?');
+    expect(a.conn).toBe(b.conn);
+    expect(decodeId(a.id).shardId).toBe(4);
+  });
+
+  it.skipIf(target === 'mariadb')(
+    'installSheaf inside a transaction is a savepoint of it: rolled back with it (PostgreSQL: transactional DDL)',
+    async () => {
+      await k.migrate.rollback({ migrationSource }, true);
+      await expect(
+        k.transaction(async (trx) => {
+          await installSheaf(trx);
+          throw new Error('migration failed');
+        }),
+      ).rejects.toThrow('migration failed');
+      const [probe] = (await k.raw("select to_regnamespace('sheaf') is not null as installed")).rows;
+      expect(probe.installed).toBe(false);
+    },
+  );
+
+  it('migrations down: tables dropped, sheaf uninstalled', async () => {
+    await k.migrate.latest({ migrationSource });
+    await k.migrate.rollback({ migrationSource }, true);
+    expect(await k.schema.hasTable('orders')).toBe(false);
+    const executor = knexExecutor(k);
+    const probe =
+      executor.dialect.name === 'postgres'
+        ? "select count(*)::int as n from pg_namespace where nspname = 'sheaf'"
+        : "select count(*) as n from information_schema.routines where routine_schema = database() and routine_name = 'sheaf_next_id'";
+    const [row] = await executor.query<{ n: unknown }>(probe);
+    expect(Number(row!.n)).toBe(0);
+  });
+
+  it.runIf(target === 'mariadb')(
+    'refuses ids that mysql2 rounded (a connection without bigNumberStrings)',
+    async () => {
+      const lossy = knex({ client: 'mysql2', connection: db().url });
+      try {
+        await lossy.migrate.latest({ migrationSource });
+        await expectSheafRejection(
+          insertWithIds(lossy, 'orders', { customer: 'z' }, { ids: { next: () => 2n ** 60n + 1n } }).then(async () => {
+            const [row] = await lossy('orders').where({ customer: 'z' });
+            return insertWithIds(lossy, 'orders', { id: row.id, customer: 'dup' });
+          }),
+          'INVALID_ID',
+          'bigNumberStrings',
+        );
+      } finally {
+        await lossy.migrate.rollback({ migrationSource }, true);
+        await lossy.destroy();
+      }
+    },
+  );
+});

@@ -1,0 +1,117 @@
+import { defineLayout, install, uninstall } from '@sheaf/core';
+import { expect, it } from 'vitest';
+import { describeTargets } from '../support/database.js';
+import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+
+const fileCount = async (query: (sql: string) => Promise<{ n: unknown }[]>) =>
+  Number((await query('select count(*) as n from sheaf.schema_versions'))[0]?.n);
+
+describeTargets(
+  'install on PostgreSQL',
+  (db) => {
+    const sql = () => db().executor;
+
+    it('upgrades from every earlier version to the same result as a fresh install', async () => {
+      const { version: latest } = await install(sql());
+      const catalog = () =>
+        sql().query<{ name: string }>(
+          `select p.oid::regprocedure::text as name from pg_proc p
+           where p.pronamespace = 'sheaf'::regnamespace order by 1`,
+        );
+      const fresh = await catalog();
+      await uninstall(sql());
+      for (let from = 1; from < latest; from++) {
+        const partial = await install(sql(), { upTo: from });
+        expect(partial.version).toBe(from);
+        const upgraded = await install(sql());
+        expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, i) => from + i + 1));
+        expect(await catalog()).toEqual(fresh);
+        await uninstall(sql());
+      }
+    });
+
+    it('installs, then does nothing the second time', async () => {
+      const first = await install(sql(), { shard: 7 });
+      expect(first.applied.length).toBeGreaterThan(0);
+      const second = await install(sql(), { shard: 7 });
+      expect(second).toEqual({ version: first.version, applied: [] });
+      const [row] = await sql().query<{ shard_id: number }>('select shard_id from sheaf.settings');
+      expect(row?.shard_id).toBe(7);
+    });
+
+    it('issues ids for the configured shard', async () => {
+      const [row] = await sql().query<{ shard_id: number }>('select (sheaf.decode_id(sheaf.next_id())).shard_id');
+      expect(row?.shard_id).toBe(7);
+    });
+
+    it('refuses a database whose recorded file differs from the package', async () => {
+      const [{ checksum } = { checksum: '' }] = await sql().query<{ checksum: string }>(
+        'select checksum from sheaf.schema_versions where version = 2',
+      );
+      await sql().query("update sheaf.schema_versions set checksum = 'tampered' where version = 2");
+      await expectSheafRejection(install(sql()), 'INSTALL_CONFLICT', 'file 2', 'tampered');
+      await sql().query('update sheaf.schema_versions set checksum = $1 where version = 2', [checksum]);
+    });
+
+    it('refuses a database with a newer version than the package knows', async () => {
+      await sql().query("insert into sheaf.schema_versions (version, name, checksum) values (999, 'future', 'f')");
+      await expectSheafRejection(install(sql()), 'INSTALL_CONFLICT', 'version 999', 'upgrade @sheaf/core');
+      await sql().query('delete from sheaf.schema_versions where version = 999');
+    });
+
+    it('refuses to uninstall while a column default uses sheaf, naming it', async () => {
+      await sql().query('create table orders (id bigint primary key default sheaf.next_id())');
+      await expectSheafRejection(uninstall(sql()), 'IN_USE', 'orders');
+    });
+
+    it('uninstalls with force, dropping the default but keeping the table and its rows', async () => {
+      await sql().query('insert into orders default values');
+      await uninstall(sql(), { force: true });
+      const [row] = await sql().query<{ n: string }>('select count(*) as n from orders');
+      expect(Number(row?.n)).toBe(1);
+      const [schema] = await sql().query<{ present: boolean }>(
+        "select to_regnamespace('sheaf') is not null as present",
+      );
+      expect(schema?.present).toBe(false);
+      await uninstall(sql());
+    });
+
+    it('installs a custom layout and refuses a name SQL could not hold', async () => {
+      const layout = defineLayout({
+        name: 'orders-2025',
+        epoch: '2025-01-01',
+        timeBits: 42,
+        shardBits: 8,
+        sequenceBits: 13,
+      });
+      await install(sql(), { layout, shard: 200 });
+      const [row] = await sql().query<{ shard_id: number; sequence: number }>(
+        'select d.shard_id, d.sequence from sheaf.decode_id(sheaf.encode_id(now(), 200, 8191)) d',
+      );
+      expect(row).toEqual({ shard_id: 200, sequence: 8191 });
+      await uninstall(sql());
+      const odd = defineLayout({ name: "it's", epoch: '2025-01-01', timeBits: 41, shardBits: 12, sequenceBits: 10 });
+      await expectSheafRejection(install(sql(), { layout: odd }), 'INVALID_LAYOUT', "it's");
+      expect(await sql().query("select 1 from pg_namespace where nspname = 'sheaf'")).toEqual([]);
+    });
+  },
+  { only: ['postgres', 'pglite'] },
+);
+
+describeTargets(
+  'concurrent installers',
+  (db) => {
+    it('8 installers racing on an empty database all succeed, and the files are applied once', async () => {
+      const connections = await Promise.all(Array.from({ length: 8 }, () => db().connect()));
+      try {
+        const results = await Promise.all(connections.map((connection) => install(connection.executor, { shard: 1 })));
+        const applied = results.flatMap((result) => result.applied);
+        expect(applied.sort((a, b) => a - b)).toEqual(Array.from({ length: results[0]!.version }, (_, i) => i + 1));
+        expect(await fileCount((text) => db().executor.query(text))).toBe(results[0]!.version);
+      } finally {
+        await Promise.all(connections.map((connection) => connection.close()));
+      }
+    });
+  },
+  { only: ['postgres'] },
+);

@@ -1,0 +1,171 @@
+import { decodeId, install, isSheafError, mysql2Executor, presets, sheafTriggerSql, uninstall } from '@sheaf/core';
+import mysql, { type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { expect, it } from 'vitest';
+import { describeTargets } from '../support/database.js';
+import { expectSheafError, expectSheafRejection } from '../support/expect-sheaf-error.js';
+
+describeTargets(
+  'sheaf triggers and the installer on MySQL/MariaDB',
+  (db) => {
+    it('installs, then does nothing the second time', async () => {
+      const first = await install(db().executor, { shard: 3 });
+      expect(first.applied).toEqual([1, 2, 3]);
+      expect(await install(db().executor, { shard: 3 })).toEqual({ version: 3, applied: [] });
+    });
+
+    it('8 racing installers into a fresh database: one applies, all succeed', async () => {
+      await uninstall(db().executor);
+      const results = await Promise.all(Array.from({ length: 8 }, () => install(db().executor, { shard: 3 })));
+      expect(results.filter((result) => result.applied.length > 0)).toHaveLength(1);
+    });
+
+    it('renders a trigger with quoted names that fills NULL and 0 but keeps given ids', async () => {
+      await db().executor.query('create table `or``ders` (id bigint not null auto_increment primary key, v int)');
+      const { create, drop } = sheafTriggerSql('or`ders', 'id');
+      expect(create).toContain('`or``ders`');
+      await db().executor.query(drop);
+      await db().executor.query(create);
+      await db().executor.query('insert into `or``ders` (v) values (1)');
+      await db().executor.query('insert into `or``ders` (id, v) values (0, 2), (null, 3), (42, 4)');
+      const rows = await db().executor.query<{ id: string; v: number }>('select id, v from `or``ders` order by v');
+      expect(rows.at(-1)?.id).toBe('42');
+      for (const row of rows.slice(0, 3)) expect(decodeId(row.id, presets.sheaf).shardId).toBe(3);
+      expectSheafError(() => sheafTriggerSql('', 'id'), 'INVALID_ARGUMENT');
+    });
+
+    it('insertId of a single-row insert is the sheaf id; RETURNING gives every row of a multi-row insert', async () => {
+      await db().executor.query('create table items (id bigint not null auto_increment primary key, v int)');
+      await db().executor.query(sheafTriggerSql('items', 'id').create);
+      const connection = await mysql.createConnection({
+        uri: String(db().url),
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+      });
+      try {
+        const [header] = await connection.query<ResultSetHeader>('insert into items (v) values (1)');
+        const [[stored]] = await connection.query<RowDataPacket[]>('select max(id) as id from items');
+        expect(String(header.insertId)).toBe(String(stored?.id));
+        expect(decodeId(String(header.insertId), presets.sheaf).shardId).toBe(3);
+        // Multi-row: insertId is one row's id, not the first of a run; RETURNING gives them all.
+        const [many] = await connection.query<RowDataPacket[]>(
+          'insert into items (v) values (2), (3), (4) returning id',
+        );
+        expect(new Set(many.map((row) => row.id)).size).toBe(3);
+        const [[lastInsertId]] = await connection.query<RowDataPacket[]>('select last_insert_id() as id');
+        expect(String(lastInsertId?.id)).toBe('0');
+      } finally {
+        await connection.end();
+      }
+    });
+
+    it('8 concurrent inserters through the trigger: every row gets a unique id', async () => {
+      await db().executor.query('create table busy (id bigint not null auto_increment primary key, w int, i int)');
+      await db().executor.query(sheafTriggerSql('busy', 'id').create);
+      const sessions = await db().sessions(8);
+      await Promise.all(
+        sessions.map(async (session, w) => {
+          for (let i = 0; i < 40; i++) {
+            const values = Array.from({ length: 25 }, (_, j) => `(${w}, ${i * 25 + j})`).join(', ');
+            await session.query(`insert into busy (w, i) values ${values}`);
+          }
+        }),
+      );
+      const [count] = await db().executor.query<{ n: string; d: string }>(
+        'select count(*) as n, count(distinct id) as d from busy',
+      );
+      expect(Number(count?.n)).toBe(8_000);
+      expect(Number(count?.d)).toBe(8_000);
+      // Within one inserter, ids grow in insert order.
+      const ordered = await db().executor.query<{ bad: string }>(
+        `select count(*) as bad from busy a join busy b on a.w = b.w and a.i < b.i and a.id > b.id`,
+      );
+      expect(Number(ordered[0]?.bad)).toBe(0);
+    });
+
+    it("ids are never before their statement's start and at most a few ms ahead of the clock", async () => {
+      await db().executor.query('create table timed (id bigint not null auto_increment primary key, v int)');
+      await db().executor.query(sheafTriggerSql('timed', 'id').create);
+      const [session] = await db().sessions(1);
+      const seen: { id: string; before: number; after: number }[] = [];
+      const end = Date.now() + 300;
+      for (let i = 0; Date.now() < end; i++) {
+        const before = Date.now();
+        const rows = i % 2 === 0 ? 1 : 50;
+        const values = Array.from({ length: rows }, () => '(1)').join(', ');
+        const got = await session!.query<{ id: string }>(`insert into timed (v) values ${values} returning id`);
+        const after = Date.now();
+        for (const row of got) seen.push({ id: row.id, before, after });
+      }
+      for (const { id, before, after } of seen) {
+        const { ms } = decodeId(id, presets.sheaf);
+        // A hot session's chunk leads the clock by up to 7 ms; 1 ms of slack for rounding.
+        expect(ms).toBeGreaterThanOrEqual(before - 1);
+        expect(ms).toBeLessThanOrEqual(after + 8);
+      }
+    });
+
+    it("a session that switches databases never takes ids from the other database's chunk", async () => {
+      const other = `${new URL(String(db().url)).pathname.slice(1)}_b`;
+      const admin = await mysql.createConnection({
+        uri: String(db().url),
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+      });
+      try {
+        await admin.query(`create database ${other}`);
+        await admin.query(`use ${other}`);
+        await install(mysql2Executor(admin), { shard: 5 });
+        await admin.query('create table hop (id bigint not null auto_increment primary key, v int)');
+        await admin.query(sheafTriggerSql('hop', 'id').create);
+        await admin.query(`use ${new URL(String(db().url)).pathname.slice(1)}`);
+        await admin.query('create table hop (id bigint not null auto_increment primary key, v int)');
+        await admin.query(sheafTriggerSql('hop', 'id').create);
+        const here = new URL(String(db().url)).pathname.slice(1);
+        // A fixed statement time keeps the trigger's chunk valid by time: only the database check
+        // keeps one database's chunk out of the other.
+        await admin.query('set timestamp = unix_timestamp(now(6))');
+        for (let i = 0; i < 20; i++) {
+          await admin.query(`use ${i % 2 === 0 ? here : other}`);
+          await admin.query('insert into hop (v) values (1), (2), (3)');
+        }
+        const shards = async (schema: string) => {
+          const [rows] = await admin.query<RowDataPacket[]>(`select id from ${schema}.hop`);
+          return new Set(rows.map((row) => decodeId(String(row.id), presets.sheaf).shardId));
+        };
+        expect(await shards(here)).toEqual(new Set([3]));
+        expect(await shards(other)).toEqual(new Set([5]));
+      } finally {
+        await admin.query(`drop database if exists ${other}`);
+        await admin.end();
+      }
+    });
+
+    it('refuses to uninstall while a trigger calls sheaf, naming it; force drops the trigger, keeps rows', async () => {
+      const error = await uninstall(db().executor).catch((caught: unknown) => caught);
+      expect(isSheafError(error, 'IN_USE')).toBe(true);
+      expect(String((error as Error).message)).toContain('busy');
+      await uninstall(db().executor, { force: true });
+      const [left] = await db().executor.query<{ n: string }>(
+        `select count(*) as n from information_schema.routines where routine_schema = database()
+          and routine_name like 'sheaf%'`,
+      );
+      expect(Number(left?.n)).toBe(0);
+      const [rows] = await db().executor.query<{ n: string }>('select count(*) as n from busy');
+      expect(Number(rows?.n)).toBe(8_000);
+      await db().executor.query('insert into busy (id, w, i) values (1, 0, 0)');
+    });
+
+    it('maps MySQL error 1418 (binary logging refuses a function) to SERVER_CONFIG', async () => {
+      const { fromDatabaseError } = await import('@sheaf/core');
+      const mapped = fromDatabaseError(
+        Object.assign(new Error('This function has none of DETERMINISTIC, NO SQL, or READS SQL DATA'), {
+          errno: 1418,
+          sqlState: 'HY000',
+        }),
+      );
+      expect(isSheafError(mapped, 'SERVER_CONFIG')).toBe(true);
+      await expectSheafRejection(Promise.reject(mapped), 'SERVER_CONFIG', 'log_bin_trust_function_creators');
+    });
+  },
+  { only: ['mariadb'] },
+);

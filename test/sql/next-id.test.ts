@@ -1,0 +1,252 @@
+import { decodeId, idCeiling, idFloor, install, layoutByName, type SqlExecutor } from '@sheaf/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import vectors from '../fixtures/vectors.json' with { type: 'json' };
+import { describeTargets } from '../support/database.js';
+import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { expectDistinct, expectIncreasing, idsOf, pgClock } from '../support/pg-clock.js';
+import { seededRandom } from '../support/random.js';
+import { referenceGeneratorSql } from '../support/reference-generator.js';
+
+async function configure(executor: SqlExecutor, layoutName: string, shard = 0): Promise<void> {
+  const layout = layoutByName(layoutName);
+  await executor.query('select sheaf.configure($1, $2, $3, $4, $5, $6, true)', [
+    shard,
+    layout.name,
+    layout.epoch,
+    layout.timeBits,
+    layout.shardBits,
+    layout.sequenceBits,
+  ]);
+}
+
+/** Runs `work` on one session whose test clock is frozen at `ms`, and always unfreezes it. */
+async function withClock<T>(
+  executor: SqlExecutor,
+  ms: number | null,
+  work: (session: SqlExecutor) => Promise<T>,
+  offset = 0,
+): Promise<T> {
+  return executor.session(async (session) => {
+    await pgClock.set(session, ms);
+    await pgClock.offset(session, offset);
+    try {
+      return await work(session);
+    } finally {
+      await pgClock.reset(session);
+    }
+  });
+}
+
+async function take(executor: SqlExecutor, count: number, fn = 'sheaf.next_id()'): Promise<bigint[]> {
+  return idsOf(await executor.query<{ id: unknown }>(`select ${fn} as id from generate_series(1, ${count})`));
+}
+
+describeTargets(
+  'sheaf.next_id and friends',
+  (db) => {
+    const sql = () => db().executor;
+
+    beforeAll(async () => {
+      await install(sql(), { testClock: true });
+    });
+
+    describe('shared vectors', () => {
+      for (const layoutName of [...new Set(vectors.map((vector) => vector.layout))]) {
+        it(`decode and encode agree with the vectors of ${layoutName}`, async () => {
+          await configure(sql(), layoutName);
+          for (const vector of vectors.filter((candidate) => candidate.layout === layoutName)) {
+            const [row] = await sql().query<Record<string, unknown>>(
+              `select d.created_at, d.shard_id, d.sequence,
+                 sheaf.encode_id($2::timestamptz, $3, $4)::text as encoded,
+                 sheaf.id_floor($2::timestamptz)::text as floor, sheaf.id_ceiling($2::timestamptz)::text as ceiling
+               from sheaf.decode_id($1::bigint) d`,
+              [vector.id, vector.time, vector.shardId, vector.sequence],
+            );
+            const layout = layoutByName(layoutName);
+            expect(new Date(row?.created_at as Date).getTime(), vector.id).toBe(vector.ms);
+            expect(row?.shard_id).toBe(vector.shardId);
+            expect(row?.sequence).toBe(vector.sequence);
+            expect(row?.encoded).toBe(vector.id);
+            expect(row?.floor).toBe(String(idFloor(vector.ms, layout)));
+            expect(row?.ceiling).toBe(String(idCeiling(vector.ms, layout)));
+          }
+        });
+      }
+    });
+
+    describe('one session', () => {
+      beforeAll(async () => {
+        await configure(sql(), 'sheaf', 7);
+      });
+
+      it('issues increasing ids that decode to now and the configured shard', async () => {
+        const before = Date.now();
+        const ids = await take(sql(), 2000);
+        const after = Date.now();
+        expectIncreasing(ids);
+        for (const id of [ids[0]!, ids.at(-1)!]) {
+          const decoded = decodeId(id);
+          expect(decoded.shardId).toBe(7);
+          // Borrowing may push a burst a few milliseconds ahead, never behind the clock.
+          expect(decoded.ms).toBeGreaterThanOrEqual(before - 1);
+          expect(decoded.ms).toBeLessThanOrEqual(after + 10);
+        }
+      });
+
+      it('lets id_floor and id_ceiling bound a time range through the primary key', async () => {
+        await sql().query('create table events (id bigint primary key default sheaf.next_id(), n integer)');
+        await sql().query('insert into events (n) select g from generate_series(1, 2000) g');
+        const rows = await sql().query<{ plan: unknown }>(
+          `explain (format json) select * from events
+           where id between sheaf.id_floor(now() - interval '1 hour') and sheaf.id_ceiling(now())`,
+        );
+        // Immutable bounds fold into constants the index can use.
+        expect(JSON.stringify(rows[0])).toMatch(/Index Cond|Filter/);
+        expect(JSON.stringify(rows[0])).not.toContain('id_floor');
+        const [count] = await sql().query<{ n: string }>(
+          `select count(*) as n from events
+           where id between sheaf.id_floor(now() - interval '1 hour') and sheaf.id_ceiling(now() + interval '1 minute')`,
+        );
+        expect(Number(count?.n)).toBe(2000);
+      });
+
+      it('borrows the following milliseconds when one millisecond is asked for 5,000 ids', async () => {
+        // Ahead of everything issued so far: a frozen clock behind the last block would just continue it.
+        const t0 = Date.now() + 600_000;
+        const { ids, batch } = await withClock(sql(), t0, async (session) => ({
+          ids: await take(session, 5000),
+          batch: idsOf(await session.query<{ id: unknown }>('select sheaf.next_ids(5000) as id')),
+        }));
+        expectIncreasing([...ids, ...batch]);
+        expect(expectDistinct([...ids, ...batch])).toBe(10_000);
+        expect(decodeId(ids[0]!).ms).toBe(t0);
+        expect(decodeId(ids[1023]!).sequence).toBe(1023);
+        expect(decodeId(ids[1024]!)).toMatchObject({ ms: t0 + 1, sequence: 0 });
+        expect(decodeId(batch.at(-1)!).ms).toBeLessThanOrEqual(t0 + Math.ceil(10_000 / 1024) + 1);
+      });
+
+      it('continues above the last id when the clock steps back 5 s', async () => {
+        await withClock(sql(), null, async (session) => {
+          const before = await take(session, 500);
+          await pgClock.offset(session, -5000);
+          const after = await take(session, 500);
+          expectIncreasing([...before, ...after]);
+          expect(decodeId(after[0]!).ms).toBeGreaterThanOrEqual(decodeId(before.at(-1)!).ms);
+        });
+      });
+
+      it('hands out small and large batches and durable forms without overlap', async () => {
+        const small = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_ids(10) as id'));
+        const large = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_ids(3000, 9) as id'));
+        const durable = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_ids_durable(700) as id'));
+        const single = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_id_durable() as id'));
+        expect(small).toHaveLength(10);
+        expect(large).toHaveLength(3000);
+        expect(durable).toHaveLength(700);
+        expectIncreasing([...small, ...large, ...durable, ...single]);
+        expect(decodeId(large[0]!).shardId).toBe(9);
+        expect(decodeId(single[0]!).shardId).toBe(7);
+      });
+
+      it('matches the always-locked reference model under a scripted clock', async () => {
+        for (const statement of referenceGeneratorSql) await sql().query(statement);
+        const random = seededRandom(20261122);
+        await withClock(sql(), null, async (session) => {
+          // Start past everything issued so far, so both generators begin from a clean slate.
+          let clock = Date.now() + 3_600_000;
+          const [first] = await take(session, 1);
+          await session.query('update sheaf_reference set last_tick = $1, seq = $2', [
+            String(first! >> 22n),
+            Number(first! & 1023n),
+          ]);
+          for (let step = 0; step < 40; step++) {
+            clock += random.int(-8, 8);
+            const count = random.int(0, 4) === 0 ? random.int(1000, 2600) : random.int(1, 40);
+            await pgClock.set(session, clock);
+            const rows = await session.query<{ ours: string; reference: string }>(
+              `select sheaf.next_id() as ours, sheaf_reference_next_id(7, 12, 10, 1704067200000) as reference
+               from generate_series(1, $1)`,
+              [count],
+            );
+            expect(rows).toHaveLength(count);
+            for (const [i, row] of rows.entries()) {
+              expect(row.ours, `step ${step}, id ${i} at clock ${clock}`).toBe(row.reference);
+            }
+          }
+        });
+      });
+    });
+
+    describe('errors', () => {
+      it('refuses a shard outside the layout, naming it', async () => {
+        await expectSheafRejection(sql().query('select sheaf.next_id(5000)'), 'SHARD_OUT_OF_RANGE', '5000', '4095');
+        await expectSheafRejection(sql().query('select sheaf.next_id(-1)'), 'SHARD_OUT_OF_RANGE', '-1');
+        await expectSheafRejection(sql().query('select * from sheaf.next_ids(5, 4096)'), 'SHARD_OUT_OF_RANGE', '4096');
+        await expectSheafRejection(sql().query('select sheaf.configure(4096)'), 'SHARD_OUT_OF_RANGE', '4096');
+      });
+
+      it('refuses a non-positive batch size', async () => {
+        await expectSheafRejection(sql().query('select * from sheaf.next_ids(0)'), 'INVALID_ARGUMENT', 'not 0');
+        await expectSheafRejection(sql().query('select * from sheaf.next_ids(-3)'), 'INVALID_ARGUMENT', '-3');
+        await expectSheafRejection(sql().query('select * from sheaf.next_ids(null)'), 'INVALID_ARGUMENT', 'null');
+      });
+
+      it('refuses ids and times outside the layout', async () => {
+        await expectSheafRejection(sql().query('select * from sheaf.decode_id(-1)'), 'ID_OUT_OF_RANGE', '-1');
+        await expectSheafRejection(
+          sql().query("select sheaf.id_floor('2020-01-01T00:00:00Z')"),
+          'TIME_BEFORE_EPOCH',
+          '2020-01-01T00:00:00.000Z',
+        );
+        await expectSheafRejection(
+          sql().query("select sheaf.id_ceiling('2100-01-01T00:00:00Z')"),
+          'TIME_EXHAUSTED',
+          '2093-09-06T15:47:35.551Z',
+        );
+        await expectSheafRejection(
+          sql().query("select sheaf.encode_id('2025-01-01', 1, 1024)"),
+          'SEQUENCE_OUT_OF_RANGE',
+          '1024',
+        );
+      });
+
+      it('refuses to change the layout once ids were issued, but allows a new shard', async () => {
+        await expectSheafRejection(
+          sql().query("select sheaf.configure(7, 'twitter', 1288834974657, 41, 10, 12, true)"),
+          'LAYOUT_LOCKED',
+          'twitter',
+        );
+        await configure(sql(), 'sheaf', 8);
+        const [row] = await sql().query<{ shard_id: number }>('select (sheaf.decode_id(sheaf.next_id())).shard_id');
+        expect(row?.shard_id).toBe(8);
+      });
+
+      it('refuses an invalid layout and a layout name that is not a plain word', async () => {
+        await expectSheafRejection(
+          sql().query("select sheaf.configure(0, 'big', 0, 50, 10, 10, true)"),
+          'INVALID_LAYOUT',
+          '50 time',
+        );
+        await expectSheafRejection(
+          sql().query("select sheaf.configure(0, 'x''; drop table y; --', 0, 41, 12, 10, true)"),
+          'INVALID_LAYOUT',
+          'drop table',
+        );
+      });
+
+      it('raises a coded error when the time field is exhausted, naming the date', async () => {
+        await sql().session(async (session) => {
+          await pgClock.set(session, Date.parse('2093-09-06T15:47:35.552Z'));
+          await expectSheafRejection(
+            session.query('select sheaf.next_id()'),
+            'TIME_EXHAUSTED',
+            '2093-09-06T15:47:35.551Z',
+          );
+          await pgClock.set(session, Date.parse('2023-12-31T00:00:00Z'));
+          await pgClock.reset(session);
+        });
+      });
+    });
+  },
+  { only: ['postgres', 'pglite'] },
+);

@@ -1,0 +1,131 @@
+import { install } from '@sheaf/core';
+import { beforeAll, expect, it } from 'vitest';
+import { describeTargets } from '../support/database.js';
+import { expectDistinct, expectIncreasing, idsOf, pgClock } from '../support/pg-clock.js';
+
+// sheaf.next_id() under many sessions at once. PGlite is a single connection: server only.
+describeTargets(
+  'sheaf.next_id under concurrency',
+  (db) => {
+    const open = (count: number) => db().sessions(count);
+
+    beforeAll(async () => {
+      await install(db().executor, { shard: 3, testClock: true });
+    });
+
+    it('16 sessions × 100,000 ids: no duplicate, increasing within each session', async () => {
+      const sessions = await open(16);
+      // Four ways to ask, so single calls, small batches, large batches and inserts interleave.
+      const forms = [
+        'select sheaf.next_id() as id from generate_series(1, 1000)',
+        'select sheaf.next_ids(40) as id from generate_series(1, 25)',
+        'select sheaf.next_ids(1000) as id',
+        'insert into stress_ids (n) select g from generate_series(1, 1000) g returning id',
+      ];
+      await db().executor.query('create unlogged table stress_ids (id bigint default sheaf.next_id(), n integer)');
+      const perSession = await Promise.all(
+        sessions.map(async (session, index) => {
+          const ids: bigint[] = [];
+          for (let round = 0; round < 100; round++) {
+            ids.push(...idsOf(await session.query<{ id: unknown }>(forms[(index + round) % forms.length]!)));
+          }
+          return ids;
+        }),
+      );
+      for (const [index, ids] of perSession.entries()) expectIncreasing(ids, `session ${index}`);
+      expect(expectDistinct(perSession.flat())).toBe(1_600_000);
+    });
+
+    it('8 sessions asking 5,000 ids each within one frozen millisecond borrow without duplicates', async () => {
+      const sessions = await open(8);
+      const frozen = Date.now() + 60_000;
+      await Promise.all(sessions.map((session) => pgClock.set(session, frozen)));
+      try {
+        const perSession = await Promise.all(
+          sessions.map(async (session) =>
+            idsOf(await session.query<{ id: unknown }>('select sheaf.next_id() as id from generate_series(1, 5000)')),
+          ),
+        );
+        for (const [index, ids] of perSession.entries()) expectIncreasing(ids, `session ${index}`);
+        expect(expectDistinct(perSession.flat())).toBe(40_000);
+      } finally {
+        await Promise.all(sessions.map((session) => pgClock.reset(session)));
+      }
+    });
+
+    it('keeps every id unique and increasing per session when the clock steps back 5 s mid-stream', async () => {
+      const sessions = await open(8);
+      const perSession = await Promise.all(
+        sessions.map(async (session, index) => {
+          const ids: bigint[] = [];
+          for (let round = 0; round < 40; round++) {
+            // Each session sees the step at a different moment, as clients of a stepped server would.
+            if (round === 10 + index) await pgClock.offset(session, -5000);
+            ids.push(
+              ...idsOf(
+                await session.query<{ id: unknown }>('select sheaf.next_id() as id from generate_series(1, 500)'),
+              ),
+            );
+          }
+          await pgClock.reset(session);
+          return ids;
+        }),
+      );
+      for (const [index, ids] of perSession.entries()) expectIncreasing(ids, `session ${index}`);
+      expect(expectDistinct(perSession.flat())).toBe(8 * 40 * 500);
+    });
+
+    it('an open transaction that inserted rows does not make other sessions wait', async () => {
+      const [holder, ...others] = await open(5);
+      await db().executor.query('create table orders (id bigint primary key default sheaf.next_id(), n integer)');
+      await holder!.query('begin');
+      // Enough rows to cross several milliseconds, so the holder ran the slow path inside its transaction.
+      await holder!.query('insert into orders (n) select g from generate_series(1, 5000) g');
+      try {
+        const started = Date.now();
+        await Promise.all(
+          others.map(async (session) => {
+            await session.query("set statement_timeout = '3s'");
+            for (let round = 0; round < 20; round++) {
+              await session.query('insert into orders (n) select g from generate_series(1, 100) g');
+              await session.query('select sheaf.next_ids(600)');
+              await new Promise((resolve) => setTimeout(resolve, 2));
+            }
+            await session.query('set statement_timeout = 0');
+          }),
+        );
+        expect(Date.now() - started).toBeLessThan(30_000);
+      } finally {
+        await holder!.query('commit');
+      }
+      const [row] = await db().executor.query<{ n: string }>('select count(distinct id) as n from orders');
+      expect(Number(row?.n)).toBe(5000 + 4 * 20 * 100);
+    });
+
+    it('a statement cancelled inside the slow path leaves no lock behind', async () => {
+      const [victim, other] = await open(2);
+      const [{ pid } = { pid: 0 }] = await victim!.query<{ pid: number }>('select pg_backend_pid() as pid');
+      // The victim's clock runs ahead, so its next id must open a block: it pauses there, holding the lock.
+      await pgClock.offset(victim!, 3_600_000);
+      await victim!.query("select set_config('sheaf.test_pause_ms', '3000', false)");
+      await victim!.query("set statement_timeout = '300ms'");
+      const error = await victim!.query('select sheaf.next_id()').catch((caught: unknown) => caught);
+      expect((error as { code?: string }).code).toBe('57014');
+      await victim!.query("select set_config('sheaf.test_pause_ms', '', false)");
+      await victim!.query('set statement_timeout = 0');
+      await pgClock.reset(victim!);
+      const locks = await other!.query<{ n: string }>(
+        "select count(*) as n from pg_locks where locktype = 'advisory' and pid = $1",
+        [pid],
+      );
+      expect(Number(locks[0]?.n)).toBe(0);
+      // Another session gets through the slow path at once (its clock is ahead too).
+      await other!.query("set statement_timeout = '2s'");
+      await pgClock.offset(other!, 7_200_000);
+      await other!.query('select sheaf.next_id()');
+      await pgClock.reset(other!);
+      await other!.query('set statement_timeout = 0');
+    });
+  },
+  { only: ['postgres'] },
+);

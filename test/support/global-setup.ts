@@ -1,0 +1,32 @@
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { mysqlUrl, pgUrl, selectedTargets } from './targets.js';
+
+const howToStart =
+  'Start it with `npm run services` (installs and starts PostgreSQL and MariaDB on Debian as root), ' +
+  'point SHEAF_PG_URL / SHEAF_MYSQL_URL at a server, or deselect it, e.g. SHEAF_TEST_TARGETS=pglite npm test.';
+
+/** Fails the run up front, with instructions, when a selected server target cannot be reached. */
+export default async function globalSetup(): Promise<void> {
+  const targets = selectedTargets();
+  if (targets.includes('postgres')) {
+    const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 5000 });
+    try {
+      await client.connect();
+      await client.query('select 1');
+    } catch (error) {
+      throw new Error(`PostgreSQL target unreachable at ${pgUrl}: ${String(error)}. ${howToStart}`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  if (targets.includes('mariadb')) {
+    try {
+      const connection = await mysql.createConnection({ uri: mysqlUrl, connectTimeout: 5000 });
+      await connection.query('select 1');
+      await connection.end();
+    } catch (error) {
+      throw new Error(`MariaDB target unreachable at ${mysqlUrl}: ${String(error)}. ${howToStart}`);
+    }
+  }
+}

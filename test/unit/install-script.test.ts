@@ -1,0 +1,45 @@
+import { installScript, presets, sqlVersion, uninstallScript } from '@sheaf/core';
+import { describe, expect, it } from 'vitest';
+import { expectSheafError } from '../support/expect-sheaf-error.js';
+
+const statements = (sql: string) => sql.split(/^-- sheaf:break$/m).map((statement) => statement.trim());
+
+describe('installScript', () => {
+  it('wraps PostgreSQL in one locked transaction and configures shard and layout with literals', () => {
+    const { version, sql } = installScript('postgres', { shard: 9, layout: 'instagram' });
+    expect(version).toBe(sqlVersion('postgres'));
+    const parts = statements(sql);
+    expect(parts[0]).toMatch(/^-- sheaf SQL version \d+ \(postgres\)[^\n]*shard 9, layout instagram\.\n\nbegin;$/);
+    expect(parts[1]).toBe('select pg_advisory_xact_lock(8316008180944039539);');
+    const { epoch, timeBits, shardBits, sequenceBits } = presets.instagram;
+    expect(parts.at(-2)).toBe(
+      `select sheaf.configure(9, 'instagram', ${epoch}, ${timeBits}, ${shardBits}, ${sequenceBits}, false);`,
+    );
+    expect(parts.at(-1)).toBe('commit;');
+    expect(parts.every((part) => part.endsWith(';'))).toBe(true);
+    expect(sql.match(/insert into sheaf\.schema_versions/g)).toHaveLength(version);
+  });
+
+  it('gives MySQL a GET_LOCK, no DELIMITER, and releases the lock at the end', () => {
+    const { sql } = installScript('mysql', { upTo: 2 });
+    const parts = statements(sql);
+    expect(parts[0]).toMatch(/get_lock\(concat\('sheaf_install:'/);
+    expect(parts.at(-1)).toMatch(/^select release_lock/);
+    expect(sql).not.toMatch(/^\s*delimiter\b/im);
+    expect(sql.match(/insert into sheaf_schema_versions/g)).toHaveLength(2);
+    expect(sql).toContain("call sheaf_configure(0, 'sheaf', 1704067200000, 41, 12, 10, false);");
+  });
+
+  it('refuses a shard the layout cannot hold, naming the limit', () => {
+    expectSheafError(
+      () => installScript('postgres', { shard: 4096 }),
+      'SHARD_OUT_OF_RANGE',
+      'shard 4096 does not fit 12 shard bits (max 4095)',
+    );
+  });
+
+  it('prints the forced removal for uninstall', () => {
+    expect(statements(uninstallScript('postgres'))).toContain('drop schema sheaf cascade;');
+    expect(uninstallScript('mysql')).toContain('drop table if exists sheaf_schema_versions;');
+  });
+});
