@@ -9,6 +9,7 @@ const statements: Record<DialectName, Record<string, string>> = {
     clearWorkers: 'delete from sheaf.workers',
     workerRow: 'select holder, last_timestamp_ms::text as last_timestamp_ms from sheaf.workers where worker_id = $1',
     lockWorker: 'select 1 from sheaf.workers where worker_id = $1 for update',
+    lockSegment: 'select 1 from sheaf.segments where biz_tag = $1 for update',
     begin: 'begin',
   },
   mysql: {
@@ -18,6 +19,7 @@ const statements: Record<DialectName, Record<string, string>> = {
     clearWorkers: 'delete from sheaf_workers',
     workerRow: 'select holder, last_timestamp_ms from sheaf_workers where worker_id = ?',
     lockWorker: 'select 1 from sheaf_workers where worker_id = ? for update',
+    lockSegment: 'select 1 from sheaf_segments where biz_tag = ? for update',
     begin: 'start transaction',
   },
 };
@@ -55,4 +57,10 @@ export async function workerRow(executor: SqlExecutor, workerId: number) {
 export async function lockWorker(executor: SqlExecutor, workerId: number): Promise<void> {
   await executor.query(sql(executor, 'begin'));
   await executor.query(sql(executor, 'lockWorker'), [workerId]);
+}
+
+/** Opens a transaction on `executor` (one connection) that holds the row lock of segment `bizTag`. */
+export async function lockSegment(executor: SqlExecutor, bizTag: string): Promise<void> {
+  await executor.query(sql(executor, 'begin'));
+  await executor.query(sql(executor, 'lockSegment'), [bizTag]);
 }

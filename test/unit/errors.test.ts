@@ -137,6 +137,10 @@ describe('sheafErrorCodes', () => {
         'UNSUPPORTED_DIALECT',
         'SERVER_CONFIG',
         'IDS_UNAVAILABLE',
+        'UNKNOWN_TABLE',
+        'UNSUPPORTED_KEY',
+        'KEYS_ABOVE_FLOOR',
+        'VERIFY_FAILED',
       ].sort(),
     );
   });

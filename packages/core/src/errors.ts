@@ -35,6 +35,10 @@ export const sheafErrorCodes = Object.freeze([
   'UNSUPPORTED_DIALECT',
   'SERVER_CONFIG',
   'IDS_UNAVAILABLE',
+  'UNKNOWN_TABLE',
+  'UNSUPPORTED_KEY',
+  'KEYS_ABOVE_FLOOR',
+  'VERIFY_FAILED',
 ] as const);
 
 /**

@@ -124,12 +124,16 @@ export class BatchedDbIds<K extends IdKind = 'bigint'> {
     return this.buffer.length - this.index;
   }
 
-  /** Stops refills and timers; ids left in memory are dropped (never reissued by the database). */
+  /**
+   * Stops refills and timers; ids left in memory are dropped (never reissued by the database).
+   * Resolves once no batch query is in flight (or the one in flight outlived `queryTimeoutMs`), so
+   * the pool may be ended right after.
+   */
   close(): Promise<void> {
     this.buffer = [];
     this.index = 0;
     this.stop.abort();
-    return Promise.resolve();
+    return this.refill.idle();
   }
 
   private async fetch(): Promise<IdOf<K>[]> {

@@ -26,6 +26,8 @@ interface Waiter {
  */
 export class Refill<T> {
   private running = false;
+  /** The running loop, or a settled promise: what {@link idle} waits for. */
+  private looping: Promise<void> = Promise.resolve();
   private readonly waiters = new Set<Waiter>();
   /** The error of the last attempt; undefined once an attempt succeeds. */
   lastError: unknown;
@@ -55,7 +57,16 @@ export class Refill<T> {
   request(): void {
     if (this.running || this.settings.signal.aborted) return;
     this.running = true;
-    void this.loop();
+    this.looping = this.loop();
+  }
+
+  /**
+   * Resolves once the loop has stopped: after the signal aborted, its query in flight has settled
+   * or outlived `queryTimeoutMs`. Callers wait for it on close so that ending their pool right after
+   * does not pull a connection from under a query (drivers then raise errors nobody can catch).
+   */
+  idle(): Promise<void> {
+    return this.looping;
   }
 
   /** Resolves true when the next fetch lands, false after `timeoutMs`; rejects on a permanent error. */

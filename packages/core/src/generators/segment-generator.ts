@@ -197,14 +197,18 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
     };
   }
 
-  /** Stops fetching and timers; ids left in memory are dropped (segments may leave gaps). */
+  /**
+   * Stops fetching and timers; ids left in memory are dropped (segments may leave gaps).
+   * Resolves once no allocation is in flight (or the one in flight outlived `queryTimeoutMs`), so
+   * the pool may be ended right after.
+   */
   close(): Promise<void> {
     this.issuedBefore += this.cursor;
     this.size = 0;
     this.cursor = 0;
     this.spare = undefined;
     this.stop.abort();
-    return Promise.resolve();
+    return this.refill.idle();
   }
 
   private swap(): IdOf<K> | undefined {
