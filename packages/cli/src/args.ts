@@ -2,12 +2,15 @@ import { parseArgs } from 'node:util';
 import { isSheafError, type Layout, layoutByName } from '@sheaf/core';
 import { UsageError } from './usage-error.js';
 
-/** The flags a command takes: name to kind. Every command also takes `--help` / `-h`. */
-export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: false }>;
+/**
+ * The flags a command takes: name to kind. Every command also takes `--help` / `-h`. A string flag
+ * with `multiple: true` may be repeated; read it with {@link texts}.
+ */
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
-/** Parsed command line: option values by name, and the positionals. */
+/** Parsed command line: option values by name (a list for repeatable flags), and the positionals. */
 export interface Args {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
   readonly positionals: readonly string[];
 }
 
@@ -31,6 +34,13 @@ export function parse(argv: readonly string[], options: OptionSpec, positionals:
 export function text(args: Args, name: string): string | undefined {
   const value = args.values[name];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** A repeatable string option's values in the order given; empty when it was not given. */
+export function texts(args: Args, name: string): string[] {
+  const value = args.values[name];
+  if (Array.isArray(value)) return [...value];
+  return typeof value === 'string' ? [value] : [];
 }
 
 /** A string option that must be given. */

@@ -3,8 +3,10 @@ import { isSheafError } from '@sheaf/core';
 import type { Command } from './command.js';
 import { decodeCommand } from './commands/decode.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { encodeCommand } from './commands/encode.js';
 import { installCommand } from './commands/install.js';
+import { migrateCommand } from './commands/migrate.js';
 import { statusCommand } from './commands/status.js';
 import { uninstallCommand } from './commands/uninstall.js';
 import type { Io } from './io.js';
@@ -14,8 +16,10 @@ const commands: readonly Command[] = [
   installCommand,
   uninstallCommand,
   statusCommand,
+  doctorCommand,
   decodeCommand,
   encodeCommand,
+  migrateCommand,
   demoCommand,
 ];
 

@@ -1,0 +1,61 @@
+import { type Args, flag, texts } from '../args.js';
+import { defineCommand } from '../command.js';
+import { type Target, targetOf, urlHelp } from '../connection.js';
+import { checksFor } from '../doctor/checks.js';
+import { windowMs } from '../doctor/generator-sample.js';
+import { probe, type Snapshot } from '../doctor/probe.js';
+import { type DatabaseReport, failureError, renderText, tally } from '../doctor/report.js';
+import { type Io, toJson } from '../io.js';
+import { UsageError } from '../usage-error.js';
+
+/** `sheaf doctor`: a health check of one or more databases; exit 1 when any check fails. */
+export const doctorCommand = defineCommand({
+  name: 'doctor',
+  summary: 'check databases: version, layout run-out, shards, clocks, saturation, workers, segments',
+  help: `
+Usage: sheaf doctor [--url <url>]... [--json]
+
+Checks each database and prints ok, warn or fail with a reason per check: the SQL version, the
+layout's run-out date (warns within 5 years), shard ids unique across all databases given, the
+server clock against this host (warns above 100 ms, fails above 1 s) and against the last id
+issued, how close the generator runs to its capacity (watched for ${windowMs} ms), worker ids leased
+(warns above 80 %) and each segment's runway (warns below 5 years). Exit code 0 when nothing
+failed (warnings allowed), 1 otherwise.
+
+Options:
+${urlHelp}
+                     repeat --url to check several databases, and their shards against each other
+  --json             print the report as JSON
+  -h, --help         show this help
+`,
+  options: { url: { type: 'string', multiple: true }, json: { type: 'boolean' } },
+  async run(args, io) {
+    const targets = targetsOf(args, io);
+    const snapshots: Snapshot[] = [];
+    for (const target of targets) snapshots.push(await probe(target));
+    const now = Date.now();
+    const reports: DatabaseReport[] = snapshots.map((snapshot) => ({
+      database: snapshot.label,
+      dialect: snapshot.target.dialect,
+      checks: checksFor(snapshot, snapshots, now),
+    }));
+    const counts = tally(reports);
+    io.out(
+      flag(args, 'json') ? toJson({ ok: counts.fail === 0, summary: counts, databases: reports }) : renderText(reports),
+    );
+    const failure = failureError(reports);
+    if (failure) throw failure;
+  },
+});
+
+/** The targets of every --url, else of DATABASE_URL; a URL given twice would compare a shard with itself. */
+function targetsOf(args: Args, io: Io): Target[] {
+  const urls = texts(args, 'url');
+  if (urls.length === 0) return [targetOf(args, io)];
+  const seen = new Set<string>();
+  return urls.map((url) => {
+    if (seen.has(url)) throw new UsageError(`--url ${url} is given twice`);
+    seen.add(url);
+    return targetOf({ values: { url }, positionals: [] }, io);
+  });
+}

@@ -1,0 +1,40 @@
+import { isSheafError, sqlVersion } from '@sheaf/core';
+import { type Check, check } from './check.js';
+import { lastIdCheck } from './last-id-check.js';
+import { bare, layoutCheck } from './layout-check.js';
+import type { Snapshot } from './probe.js';
+import { probeSql } from './probe-sql.js';
+import { saturationCheck } from './saturation-check.js';
+import { segmentsCheck } from './segments-check.js';
+import { shardCheck } from './shard-check.js';
+import { skewCheck } from './skew-check.js';
+import { versionCheck } from './version-check.js';
+import { workersCheck } from './workers-check.js';
+
+/** Every check of one database; `all` holds every database checked, for the checks across them. */
+export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: number): Check[] {
+  if (snapshot.error !== undefined) return [unreachableCheck(snapshot.error)];
+  const { state, clock, generator } = snapshot;
+  const checks = [versionCheck(state, sqlVersion(snapshot.target.dialect))];
+  if (clock) checks.push(skewCheck(clock));
+  if (!state || !generator) return checks;
+  const { lookaheadMs } = probeSql[snapshot.target.dialect];
+  checks.push(
+    layoutCheck(state, nowMs),
+    shardCheck(snapshot, all),
+    lastIdCheck(generator, lookaheadMs),
+    saturationCheck(generator, lookaheadMs, state.layout.sequenceBits),
+  );
+  if (snapshot.liveWorkers !== undefined) checks.push(workersCheck(snapshot.liveWorkers, state.layout.shardBits));
+  if (snapshot.segments !== undefined) checks.push(...segmentsCheck(snapshot.segments));
+  return checks;
+}
+
+// Named for the database as a whole: connecting or reading its state failed, so nothing else was judged.
+function unreachableCheck(error: unknown): Check {
+  if (isSheafError(error)) return check('database', 'fail', bare(error.message), { code: error.code });
+  // Driver errors (refused, bad password) say what is wrong in their message and code.
+  const message = error instanceof Error ? error.message || String(error) : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return check('database', 'fail', `${message}${typeof code === 'string' ? ` (${code})` : ''}`);
+}

@@ -1,0 +1,89 @@
+import type { SqlExecutor } from '@sheaf/core';
+import { describeTarget, type Target, withConnection } from '../connection.js';
+import { type InstalledState, readInstalledState } from '../installed-state.js';
+import { type ClockSample, sampleClock } from './clock-sample.js';
+import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
+import { type ProbeSql, probeSql } from './probe-sql.js';
+
+/** A reading that failed (a table of a newer SQL version, missing grants): the error's message. */
+export interface Unreadable {
+  readonly unreadable: string;
+}
+
+/** One `sheaf.segments` row, with the server clock it was read at. */
+export interface SegmentRow {
+  readonly bizTag: string;
+  readonly maxId: bigint;
+  readonly step: number;
+  readonly updatedMs: number;
+  readonly serverMs: number;
+}
+
+/** Everything the checks judge one database on, read in one connection. */
+export interface Snapshot {
+  readonly target: Target;
+  /** The database for messages, password hidden. */
+  readonly label: string;
+  /** Why the database could not be read at all (connection refused, no PGlite directory). */
+  readonly error?: unknown;
+  readonly state?: InstalledState;
+  readonly clock?: ClockSample;
+  readonly generator?: GeneratorWindow;
+  readonly liveWorkers?: number | Unreadable;
+  readonly segments?: readonly SegmentRow[] | Unreadable;
+}
+
+/** Reads a database's snapshot; a database that cannot be reached is a snapshot with its error. */
+export async function probe(target: Target): Promise<Snapshot> {
+  const label = describeTarget(target);
+  try {
+    return await withConnection(target, { create: false }, (executor) => read(executor, target, label));
+  } catch (error) {
+    return { target, label, error };
+  }
+}
+
+async function read(executor: SqlExecutor, target: Target, label: string): Promise<Snapshot> {
+  const sql = probeSql[executor.dialect.name];
+  const state = await readInstalledState(executor);
+  const clock = await sampleClock(executor, sql.nowMs);
+  if (!state) return { target, label, clock };
+  return {
+    target,
+    label,
+    state,
+    clock,
+    generator: await sampleGenerator(executor, sql, state),
+    liveWorkers: await readable(() => liveWorkers(executor, sql, state)),
+    segments: await readable(() => segments(executor, sql)),
+  };
+}
+
+async function liveWorkers(executor: SqlExecutor, sql: ProbeSql, state: InstalledState): Promise<number> {
+  const [row] = await executor.query<{ live: unknown }>(sql.liveWorkers, [2 ** state.layout.shardBits - 1]);
+  return Number(row?.live ?? 0);
+}
+
+async function segments(executor: SqlExecutor, sql: ProbeSql): Promise<SegmentRow[]> {
+  const rows = await executor.query<Record<string, unknown>>(sql.segments);
+  return rows.map((row) => ({
+    bizTag: String(row.biz_tag),
+    maxId: BigInt(String(row.max_id)),
+    step: Number(row.step),
+    updatedMs: Number(row.updated_ms),
+    serverMs: Number(row.now_ms),
+  }));
+}
+
+async function readable<T>(read: () => Promise<T>): Promise<T | Unreadable> {
+  try {
+    return await read();
+  } catch (error) {
+    return { unreadable: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Whether a reading failed. */
+export function isUnreadable(value: unknown): value is Unreadable {
+  return typeof value === 'object' && value !== null && 'unreadable' in value;
+}

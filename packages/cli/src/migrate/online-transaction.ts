@@ -1,0 +1,61 @@
+import type { SqlExecutor } from '@sheaf/core';
+
+/** How long a DDL transaction may wait for a table lock, and how often it tries. */
+export interface LockPolicy {
+  /** Per lock wait, in milliseconds: while it waits, every later query on the table queues behind it. */
+  readonly lockTimeoutMs: number;
+  /** Attempts in all before the lock timeout is reported. */
+  readonly attempts: number;
+  /** Called before each retry, e.g. to print why the run is waiting. */
+  readonly onRetry?: (attempt: number, error: unknown) => void;
+}
+
+/** lock_not_available: raised when lock_timeout expires. */
+const lockNotAvailable = '55P03';
+
+/**
+ * Runs `work` in one transaction with `lock_timeout` set, retrying it from the start (after a growing
+ * pause) when a lock was not granted in time, so a long-running query on the table delays the
+ * migration instead of stalling the application's queries queued behind the migration's lock request.
+ */
+export async function lockingTransaction<T>(
+  executor: SqlExecutor,
+  policy: LockPolicy,
+  work: (session: SqlExecutor) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction(executor, async (session) => {
+        await session.query(`set local lock_timeout = ${Math.max(1, Math.round(policy.lockTimeoutMs))}`);
+        return work(session);
+      });
+    } catch (error) {
+      if (!isLockTimeout(error) || attempt >= policy.attempts) throw error;
+      policy.onRetry?.(attempt, error);
+      await sleep(Math.min(200 * 2 ** attempt, 10_000));
+    }
+  }
+}
+
+/** Runs `work` between `begin` and `commit` on one connection; rolls back when it throws. */
+export function transaction<T>(executor: SqlExecutor, work: (session: SqlExecutor) => Promise<T>): Promise<T> {
+  return executor.session(async (session) => {
+    await session.query('begin');
+    try {
+      const result = await work(session);
+      await session.query('commit');
+      return result;
+    } catch (error) {
+      await session.query('rollback').catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
+/** Whether `error` is PostgreSQL's lock timeout. */
+export function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === lockNotAvailable;
+}
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
