@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,11 +14,19 @@ export interface PgbenchRun {
   seconds: number;
 }
 
+/** What one pgbench run measured. */
+export interface PgbenchResult {
+  tps: number;
+  /** Why a client stopped early (e.g. a duplicate key): its rate counts only what ran before. */
+  aborted?: string;
+}
+
 /**
  * Runs pgbench (the C client shipped with PostgreSQL: no JavaScript in the measured path) with a
- * custom script and returns transactions per second.
+ * custom script and returns transactions per second. A client aborted by an error (a generator
+ * that collides, say) is reported, not thrown: that is a result of the benchmark.
  */
-export function pgbench({ url, script, clients, seconds }: PgbenchRun): number {
+export function pgbench({ url, script, clients, seconds }: PgbenchRun): PgbenchResult {
   const bin = postgresBinDir();
   if (!bin) throw new Error('pgbench not found under /usr/lib/postgresql/*/bin');
   const parsed = new URL(url);
@@ -26,7 +34,7 @@ export function pgbench({ url, script, clients, seconds }: PgbenchRun): number {
   try {
     const file = join(dir, 'script.sql');
     writeFileSync(file, `${script}\n`);
-    const output = execFileSync(
+    const run = spawnSync(
       join(bin, 'pgbench'),
       [
         '-n',
@@ -48,9 +56,12 @@ export function pgbench({ url, script, clients, seconds }: PgbenchRun): number {
       ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    const match = /tps = ([\d.]+)/.exec(output);
-    if (!match) throw new Error(`pgbench printed no tps:\n${output}`);
-    return Number(match[1]);
+    const match = /tps = ([\d.]+)/.exec(run.stdout);
+    if (!match) throw new Error(`pgbench printed no tps:\n${run.stdout}${run.stderr}`);
+    if (run.status === 0) return { tps: Number(match[1]) };
+    const error = /ERROR: {2}(.*)/.exec(run.stderr);
+    if (!error) throw new Error(`pgbench failed:\n${run.stdout}${run.stderr}`);
+    return { tps: Number(match[1]), aborted: error[1] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -98,24 +98,39 @@ async function measure(
   workload: (candidate: Candidate) => string | undefined,
   prepare: (candidate: Candidate) => Promise<void>,
   perTransaction: number,
-): Promise<Map<string, number>> {
-  const best = new Map<string, number>();
+): Promise<Map<string, Measured>> {
+  const best = new Map<string, Measured>();
   for (let round = 0; round < rounds; round++) {
     for (const candidate of candidates) {
       const script = workload(candidate);
       if (!script) continue;
       await prepare(candidate);
-      const tps = pgbench({ url: db.url, script, clients, seconds });
-      best.set(candidate.name, Math.max(best.get(candidate.name) ?? 0, tps * perTransaction));
+      const run = pgbench({ url: db.url, script, clients, seconds });
+      const previous = best.get(candidate.name) ?? { rate: 0, aborts: [] };
+      best.set(candidate.name, {
+        rate: Math.max(previous.rate, run.tps * perTransaction),
+        aborts: run.aborted ? [...previous.aborts, run.aborted] : previous.aborts,
+      });
     }
   }
   return best;
 }
 
-function table(title: string, unit: string, results: Map<string, number>, baseline: string): string {
-  const base = results.get(baseline) ?? Number.NaN;
-  const rows = [...results].map(([name, value]) => [name, rate(value), ratio(value, base)]);
-  return `#### ${title}\n\n${markdownTable(['generator', unit, `vs ${baseline}`], rows)}`;
+/** The best rate of a candidate, and the errors that stopped a client early in any round. */
+interface Measured {
+  rate: number;
+  aborts: string[];
+}
+
+function table(title: string, unit: string, results: Map<string, Measured>, baseline: string): string {
+  const base = results.get(baseline)?.rate ?? Number.NaN;
+  const rows = [...results].map(([name, { rate: value, aborts }]) => [
+    name,
+    rate(value),
+    ratio(value, base),
+    aborts.length === 0 ? '' : `${aborts.length} of ${rounds} runs aborted: ${aborts[0]}`,
+  ]);
+  return `#### ${title}\n\n${markdownTable(['generator', unit, `vs ${baseline}`, 'errors'], rows)}`;
 }
 
 async function duplicates(): Promise<string> {
@@ -178,7 +193,7 @@ async function duplicates(): Promise<string> {
 
 async function batches(db: { url: string; sql: SqlExecutor }): Promise<string> {
   const one = (script: string, perTransaction: number) =>
-    pgbench({ url: db.url, script, clients: 1, seconds }) * perTransaction;
+    pgbench({ url: db.url, script, clients: 1, seconds }).tps * perTransaction;
   const single = one('select sheaf.next_id();', 1);
   const series = one('select count(sheaf.next_id()) from generate_series(1, 1000);', 1000);
   const batch = one('select count(*) from sheaf.next_ids(1000);', 1000);

@@ -227,4 +227,25 @@ describe('encodeId refuses shard and sequence values that do not fit', () => {
     expectSheafError(() => encodeId({ time, shardId: 16, sequence: 0 }, layout), 'SHARD_OUT_OF_RANGE');
     expectSheafError(() => encodeId({ time, shardId: 0, sequence: 256 }, layout), 'SEQUENCE_OUT_OF_RANGE');
   });
+
+  it('refuses a field above 2^53-1 in a field wider than 53 bits instead of rounding it into the next field', () => {
+    // Nine bits of time last half a second: a future epoch, encoded at the epoch itself.
+    const at = Date.parse('2200-01-01T00:00:00Z');
+    const wide = defineLayout({ name: 'wide', epoch: '2200-01-01', timeBits: 9, shardBits: 0, sequenceBits: 54 });
+    expectSheafError(
+      () => encodeId({ time: at, shardId: 0, sequence: 2 ** 54 }, wide),
+      'SEQUENCE_OUT_OF_RANGE',
+      'sequence 18014398509481984 is not a safe integer',
+    );
+    const wideShard = defineLayout({
+      name: 'wide-shard',
+      epoch: '2200-01-01',
+      timeBits: 8,
+      shardBits: 54,
+      sequenceBits: 1,
+    });
+    expectSheafError(() => encodeId({ time: at, shardId: 2 ** 54, sequence: 0 }, wideShard), 'SHARD_OUT_OF_RANGE');
+    const largest = encodeId({ time: at, shardId: 0, sequence: Number.MAX_SAFE_INTEGER }, wide);
+    expect(decodeId(largest, wide).sequence).toBe(Number.MAX_SAFE_INTEGER);
+  });
 });

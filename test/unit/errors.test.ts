@@ -37,12 +37,14 @@ describe('SheafError', () => {
 
   it('puts only JSON-safe values in the details of the errors it raises', () => {
     for (const value of [-1n, 2n ** 64n, '-1']) {
+      let caught: unknown;
       try {
         parseId(value);
-        expect.unreachable();
       } catch (error) {
-        expect(() => JSON.stringify((error as SheafError).details)).not.toThrow();
+        caught = error;
       }
+      expect(isSheafError(caught), String(value)).toBe(true);
+      expect(() => JSON.stringify((caught as SheafError).details)).not.toThrow();
     }
   });
 });

@@ -41,10 +41,12 @@ export interface DecodedId {
 export function encodeId(parts: IdParts, layout: Layout = defaultLayout): bigint {
   const offset = timeOffset(parts.time, layout);
   const { shardId, sequence } = parts;
-  if (!(Number.isInteger(shardId) && shardId >= 0 && shardId <= layout.maxShard)) {
+  // Safe integers only: a field wider than 53 bits has a max no Number holds exactly, and 2^54
+  // compared against a rounded max would pass and spill into the next field.
+  if (!(Number.isSafeInteger(shardId) && shardId >= 0 && shardId <= layout.maxShard)) {
     throw fieldError('SHARD_OUT_OF_RANGE', 'shard', shardId, layout.shardBits, layout.maxShard);
   }
-  if (!(Number.isInteger(sequence) && sequence >= 0 && sequence <= layout.maxSequence)) {
+  if (!(Number.isSafeInteger(sequence) && sequence >= 0 && sequence <= layout.maxSequence)) {
     throw fieldError('SEQUENCE_OUT_OF_RANGE', 'sequence', sequence, layout.sequenceBits, layout.maxSequence);
   }
   // Bigint temporaries dominate the cost; number arithmetic is exact below 2^53, so the shard and
@@ -127,9 +129,11 @@ function fieldError(
   bits: number,
   max: number,
 ): SheafError {
-  const problem = Number.isInteger(value)
-    ? `does not fit ${bits} ${field} bits (max ${max})`
-    : `is not an integer (${bits} ${field} bits, max ${max})`;
+  const problem = !Number.isInteger(value)
+    ? `is not an integer (${bits} ${field} bits, max ${max})`
+    : Number.isSafeInteger(value)
+      ? `does not fit ${bits} ${field} bits (max ${max})`
+      : `is not a safe integer: a Number above 2^53-1 is already rounded (${bits} ${field} bits)`;
   return new SheafError(code, `${field} ${formatValue(value)} ${problem}`, {
     details: { [field]: jsonSafe(value), bits, max },
   });
