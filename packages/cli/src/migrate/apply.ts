@@ -1,6 +1,7 @@
 import { SheafError, type SqlExecutor } from '@sheaf/core';
 import type { Inspection, Migration, QualifiedName, TableFingerprint } from './model.js';
 import { byName, display, nameKey, qualify } from './names.js';
+import { oneLine } from './one-line.js';
 
 /** Row count and checksum of each table: `fingerprintPostgres`, `fingerprintMysql`. */
 export type Fingerprinter = (executor: SqlExecutor, tables: readonly QualifiedName[]) => Promise<TableFingerprint[]>;
@@ -73,7 +74,7 @@ async function runVerified(
   const before = await options.fingerprint(session, options.tables);
   const total = migration.steps.length;
   for (const [index, step] of migration.steps.entries()) {
-    options.progress(`[${index + 1}/${total}] ${step.describe}\n`);
+    options.progress(`[${index + 1}/${total}] ${oneLine(step.describe)}\n`);
     await session.query(step.sql);
   }
   options.progress(`fingerprinting ${options.tables.length} tables after the migration\n`);

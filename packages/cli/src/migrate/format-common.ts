@@ -1,4 +1,5 @@
 import type { Inspection, Migration } from './model.js';
+import { oneLine } from './one-line.js';
 
 /** A file a format writes, by its path under `--out`. */
 export interface MigrationFile {
@@ -39,7 +40,7 @@ export function headerLines({ migration, now }: FormatInput): string[] {
 /** Each step as its description in a comment, then the statement with a semicolon. */
 export function stepTexts(migration: Migration): string[] {
   return migration.steps.map(
-    (step, index) => `-- [${index + 1}/${migration.steps.length}] ${step.describe}\n${step.sql};`,
+    (step, index) => `-- [${index + 1}/${migration.steps.length}] ${oneLine(step.describe)}\n${step.sql};`,
   );
 }
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type FormatInput, type FormatOutput, headerLines, timestampOf } from './format-common.js';
+import { oneLine } from './one-line.js';
 
 /**
  * `--format knex`: `<out>/<timestamp>_sheaf_ids.cjs` for `knex migrate:latest`. `up` runs each
@@ -14,7 +15,7 @@ export function formatKnex(input: FormatInput): FormatOutput {
   // knex turns `?` into a placeholder on PostgreSQL unless escaped; MySQL sends raw SQL as it is.
   const escapeMarks = (sql: string) => (migration.dialect === 'postgres' ? sql.replaceAll('?', '\\?') : sql);
   const statements = migration.steps.map(
-    (step) => `  // ${step.describe.replaceAll('\n', ' ')}\n  ${JSON.stringify(escapeMarks(step.sql))},`,
+    (step) => `  // ${oneLine(step.describe)}\n  ${JSON.stringify(escapeMarks(step.sql))},`,
   );
   const content = `${headerLines(input)
     .map((line) => `// ${line}`)

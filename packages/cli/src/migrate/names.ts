@@ -1,5 +1,6 @@
 import type { Dialect } from '@sheaf/core';
 import type { QualifiedName } from './model.js';
+import { oneLine } from './one-line.js';
 
 /** `schema.name`, each part quoted by the dialect: safe in any statement, whatever the name holds. */
 export function qualify(dialect: Dialect, name: QualifiedName): string {
@@ -11,9 +12,9 @@ export function display(name: QualifiedName): string {
   return `${displayPart(name.schema)}.${displayPart(name.name)}`;
 }
 
-/** One identifier for people: quoted only when it needs to be. */
+/** One identifier for people: quoted only when it needs to be, control characters spelled out. */
 export function displayPart(part: string): string {
-  return /^[a-z_][a-z0-9_$]*$/.test(part) ? part : `"${part.replaceAll('"', '""')}"`;
+  return /^[a-z_][a-z0-9_$]*$/.test(part) ? part : `"${oneLine(part.replaceAll('"', '""'))}"`;
 }
 
 /** A key for maps and sets of names: unambiguous whatever characters the parts hold. */
