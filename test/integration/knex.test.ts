@@ -137,6 +137,7 @@ describeTargets('knex', (db, target) => {
           'INVALID_ID',
           'bigNumberStrings',
         );
+        expect(await lossy('orders').where({ customer: 'dup' })).toEqual([]);
       } finally {
         await lossy.migrate.rollback({ migrationSource }, true);
         await lossy.destroy();

@@ -66,6 +66,8 @@ export async function insertInto(target: InsertTarget, rows: Rows, options: Inse
   const list = (Array.isArray(rows) ? rows : [rows]).map((row: Record<string, unknown>) => ({ ...row }));
   if (list.length === 0) return [];
   const missing = list.filter((row) => row[column] === undefined || row[column] === null);
+  // Checked before the insert: a rounded number written first would be a wrong id in the table.
+  for (const row of list) if (!missing.includes(row)) idOf(row[column], column);
   if (missing.length > 0 && (options.ids || !target.dialect.returning)) {
     const ids = options.ids
       ? await fromSource(options.ids, missing.length)
