@@ -104,6 +104,36 @@ describeTargets('TicketClient', (db, target) => {
     await expectSheafRejection(stranded.next(), 'TICKETS_UNAVAILABLE', 'all 1 ticket servers are down');
   });
 
+  it('tries a server still in its backoff before giving up, when the servers due have failed', async () => {
+    // A real server behind a switch: the outage is the client's view, the tickets are real.
+    const switchable = (executor: SqlExecutor) => {
+      const server: { down: boolean; executor: SqlExecutor } = {
+        down: false,
+        executor: {
+          dialect: executor.dialect,
+          query: (sql, params) =>
+            server.down ? Promise.reject(new Error('connect ECONNREFUSED')) : executor.query(sql, params),
+          session: (work) => executor.session(work),
+        },
+      };
+      return server;
+    };
+    const a = switchable(db().executor);
+    const b = switchable(db().executor);
+    const tickets = new TicketClient([a.executor, b.executor], {
+      name: 'orders',
+      retry: { minMs: 60_000, maxMs: 60_000 },
+    });
+    a.down = true;
+    await tickets.next();
+    expect(tickets.servers()[0]).toMatchObject({ up: false });
+    a.down = false;
+    b.down = true;
+    // b is due and fails; a is back but would not be due for a minute.
+    await expect(tickets.next()).resolves.toBeTypeOf('bigint');
+    expect(tickets.servers().map((server) => server.up)).toEqual([true, false]);
+  });
+
   it('passes a coded database error through instead of failing over', async () => {
     const tickets = new TicketClient([db().executor], { name: 'no_such_ticket' });
     await expectSheafRejection(tickets.next(), 'UNKNOWN_TICKET', "'no_such_ticket'");

@@ -97,8 +97,9 @@ export class TicketClient<K extends IdKind = 'bigint'> {
   }
 
   /**
-   * The next ticket, from the next server in turn that is up. When all are in their backoff, the
-   * one due first is tried anyway: an error means every server was really found down.
+   * The next ticket, from the next server in turn that is up. When those fail, the servers in
+   * their backoff are tried too, the one due first first: an error means every server was really
+   * found down in this call, not merely remembered as down.
    */
   async next(): Promise<IdOf<K>> {
     if (this.closed) throw new SheafError('GENERATOR_CLOSED', `ticket client '${this.name}' is closed`);
@@ -107,8 +108,8 @@ export class TicketClient<K extends IdKind = 'bigint'> {
     const now = this.clock.monotonic();
     const order = this.pool.map((_, i) => this.pool[(start + i) % this.pool.length]!);
     const due = order.filter((server) => server.retryAt <= now);
-    const candidates = due.length > 0 ? due : [order.reduce((a, b) => (b.retryAt < a.retryAt ? b : a))];
-    for (const server of candidates) {
+    const waiting = order.filter((server) => server.retryAt > now).sort((a, b) => a.retryAt - b.retryAt);
+    for (const server of [...due, ...waiting]) {
       const id = await this.ask(server);
       if (id !== undefined) return id;
     }
