@@ -4,7 +4,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Snowflake } from '@sapphire/snowflake';
 import { defineLayout, install, layoutByName, pgliteExecutor, SegmentGenerator, SnowflakeGenerator } from '@sheaf/core';
-import { type BenchSuite, markdownTable, rate, ratio } from './suite.js';
+import { type BenchSuite, markdownTable, rate, ratio, targetTable } from './suite.js';
 
 const rounds = Number(process.env.SHEAF_BENCH_ROUNDS ?? 3);
 /** Ids per event-loop turn: background segment fetches and heartbeats run in between. */
@@ -167,8 +167,25 @@ const suite: BenchSuite = {
       candidate.limit === undefined ? '—' : `${rate(candidate.limit)} (${ratio(best, candidate.limit)})`,
       rate(dups),
     ]);
+    const segment = results.find((result) => result.candidate.name.includes('nextSync()'))!;
+    const snowflakes = results.filter(
+      (result) => result.candidate.name.includes('layout') && result.candidate.limit !== undefined,
+    );
+    const checks = [
+      {
+        target: 'SegmentGenerator ≥ 50M ids/s (Number mode)',
+        measured: `${rate(segment.best)} ids/s`,
+        met: segment.best >= 50e6 && segment.dups === 0,
+      },
+      ...snowflakes.map(({ candidate, best, dups }) => ({
+        target: `${candidate.name}: ≥ 95 % of the physical limit, no duplicate`,
+        measured: `${ratio(best, candidate.limit!)}, ${dups} duplicates`,
+        met: best >= 0.95 * candidate.limit! && dups === 0,
+      })),
+    ];
     return [
       `### In-process generators (best of ${rounds}; duplicates summed over all rounds)`,
+      targetTable(checks),
       markdownTable(
         [
           'generator',

@@ -4,7 +4,7 @@ import { install, pgExecutor, type SqlExecutor } from '@sheaf/core';
 import pg from 'pg';
 import { withDatabase } from '../test/support/targets.js';
 import { pgbench } from './pgbench.js';
-import { type BenchSuite, markdownTable, rate, ratio } from './suite.js';
+import { type BenchSuite, markdownTable, rate, ratio, type TargetCheck, targetTable } from './suite.js';
 
 const serverUrl = process.env.SHEAF_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const seconds = Number(process.env.SHEAF_BENCH_SECONDS ?? 5);
@@ -133,7 +133,7 @@ function table(title: string, unit: string, results: Map<string, Measured>, base
   return `#### ${title}\n\n${markdownTable(['generator', unit, `vs ${baseline}`, 'errors'], rows)}`;
 }
 
-async function duplicates(): Promise<string> {
+async function duplicates(): Promise<{ markdown: string; sheaf: number }> {
   const db = await createDatabase('sheaf_bench_dup', true);
   const count = async (select: string, script: [number, number][]) =>
     db.sql.session(async (session) => {
@@ -159,12 +159,11 @@ async function duplicates(): Promise<string> {
     ],
   ];
   const rows: string[][] = [];
+  let sheafDuplicates = 0;
   for (const [scenario, script] of scenarios) {
-    rows.push([
-      scenario,
-      String(await count('instagram.next_id()', script)),
-      String(await count('sheaf.next_id()', script)),
-    ]);
+    const sheaf = await count('sheaf.next_id()', script);
+    sheafDuplicates += sheaf;
+    rows.push([scenario, String(await count('instagram.next_id()', script)), String(sheaf)]);
   }
   // The natural race: a backend pre-empted between nextval() and the clock pairs an old residue
   // with a new millisecond. Real clocks, 8 clients, 100-row inserts into tables without a key.
@@ -185,13 +184,20 @@ async function duplicates(): Promise<string> {
       `select count(*) as total, count(*) - count(distinct id) as dups from d_${name}`,
     );
     natural.push(`${row?.dups} of ${rate(Number(row?.total))}`);
+    if (name === 'sheaf') sheafDuplicates += Number(row?.dups);
   }
   rows.push([`8 clients, 100-row inserts for ${seconds} s, real clock`, natural[0]!, natural[1]!]);
   await db.close();
-  return `#### Duplicates\n\n${markdownTable(['scenario', 'Instagram next_id()', 'sheaf.next_id()'], rows)}`;
+  return {
+    markdown: `#### Duplicates\n\n${markdownTable(['scenario', 'Instagram next_id()', 'sheaf.next_id()'], rows)}`,
+    sheaf: sheafDuplicates,
+  };
 }
 
-async function batches(db: { url: string; sql: SqlExecutor }): Promise<string> {
+async function batches(db: {
+  url: string;
+  sql: SqlExecutor;
+}): Promise<{ markdown: string; single: number; batch: number }> {
   const one = (script: string, perTransaction: number) =>
     pgbench({ url: db.url, script, clients: 1, seconds }).tps * perTransaction;
   const single = one('select sheaf.next_id();', 1);
@@ -204,7 +210,42 @@ async function batches(db: { url: string; sql: SqlExecutor }): Promise<string> {
     ['1,000 × sheaf.next_id() in one statement', rate(series), ratio(series, single)],
     ['sheaf.next_ids(1000)', rate(batch), ratio(batch, single)],
   ];
-  return `#### One connection\n\n${markdownTable(['form', 'ids/s', 'vs single calls'], rows)}`;
+  return {
+    markdown: `#### One connection\n\n${markdownTable(['form', 'ids/s', 'vs single calls'], rows)}`,
+    single,
+    batch,
+  };
+}
+
+/** Issue 3's targets, judged on this run's numbers. */
+function targets(
+  insert1: Map<string, Measured>,
+  insert100: Map<string, Measured>,
+  { single, batch }: { single: number; batch: number },
+  sheafDuplicates: number,
+): TargetCheck[] {
+  const share = (results: Map<string, Measured>) =>
+    (results.get('sheaf.next_id()')?.rate ?? 0) / (results.get('bigserial')?.rate ?? Number.NaN);
+  const percent = (value: number) => `${Math.round(value * 100)} %`;
+  return [
+    { target: '1-row INSERT ≥ 90 % of bigserial', measured: percent(share(insert1)), met: share(insert1) >= 0.9 },
+    {
+      target: '100-row INSERT ≥ 75 % of bigserial (stretch)',
+      measured: percent(share(insert100)),
+      met: share(insert100) >= 0.75,
+    },
+    { target: '`next_ids(1000)` ≥ 1M ids/s on one connection', measured: `${rate(batch)} ids/s`, met: batch >= 1e6 },
+    {
+      target: '`next_ids` batches ≥ 10× single calls',
+      measured: `${Math.round(batch / single)}×`,
+      met: batch >= 10 * single,
+    },
+    {
+      target: 'no duplicate from sheaf.next_id()',
+      measured: `${sheafDuplicates} duplicates`,
+      met: sheafDuplicates === 0,
+    },
+  ];
 }
 
 const suite: BenchSuite = {
@@ -228,13 +269,15 @@ const suite: BenchSuite = {
     );
     const oneConnection = await batches(db);
     await db.close();
+    const dups = await duplicates();
     return [
       `### PostgreSQL (${clients} clients, best of ${rounds} × ${seconds} s, pgbench)`,
+      targetTable(targets(insert1, insert100, oneConnection, dups.sheaf)),
       table('SELECT one id', 'ids/s', select, 'bigserial'),
       table('1-row INSERT', 'rows/s', insert1, 'bigserial'),
       table('100-row INSERT', 'rows/s', insert100, 'bigserial'),
-      oneConnection,
-      await duplicates(),
+      oneConnection.markdown,
+      dups.markdown,
     ].join('\n\n');
   },
 };

@@ -20,3 +20,16 @@ export function ratio(value: number, baseline: number): string {
 export function rate(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
+
+/** One target of an issue, as measured in this run. */
+export interface TargetCheck {
+  readonly target: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+/** The targets as a Markdown table with a verdict per row: the run judges itself. */
+export function targetTable(checks: readonly TargetCheck[]): string {
+  const rows = checks.map(({ target, measured, met }) => [target, measured, met ? 'met' : '**not met**']);
+  return `#### Targets\n\n${markdownTable(['target', 'measured', ''], rows)}`;
+}
