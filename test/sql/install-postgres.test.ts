@@ -13,12 +13,30 @@ describeTargets(
 
     it('upgrades from every earlier version to the same result as a fresh install', async () => {
       const { version: latest } = await install(sql());
-      const catalog = () =>
-        sql().query<{ name: string }>(
-          `select p.oid::regprocedure::text as name from pg_proc p
-           where p.pronamespace = 'sheaf'::regnamespace order by 1`,
-        );
+      const catalog = async () => ({
+        functions: await sql().query(
+          `select p.oid::regprocedure::text as name, pg_get_functiondef(p.oid) as definition,
+             p.proacl::text as acl
+           from pg_proc p where p.pronamespace = 'sheaf'::regnamespace order by 1`,
+        ),
+        columns: await sql().query(
+          `select table_name, column_name, data_type, column_default, is_nullable
+           from information_schema.columns where table_schema = 'sheaf' order by 1, 2`,
+        ),
+        constraints: await sql().query(
+          `select conrelid::regclass::text as on_table, conname, pg_get_constraintdef(oid) as definition
+           from pg_constraint where connamespace = 'sheaf'::regnamespace order by 1, 2`,
+        ),
+        indexes: await sql().query("select indexname, indexdef from pg_indexes where schemaname = 'sheaf' order by 1"),
+        sequences: await sql().query(
+          `select sequencename, data_type::text, start_value::text, min_value::text, max_value::text,
+             increment_by::text, cycle, cache_size::text
+           from pg_sequences where schemaname = 'sheaf' order by 1`,
+        ),
+      });
       const fresh = await catalog();
+      expect(fresh.functions.length).toBeGreaterThan(20);
+      expect(fresh.sequences.length).toBeGreaterThanOrEqual(2);
       await uninstall(sql());
       for (let from = 1; from < latest; from++) {
         const partial = await install(sql(), { upTo: from });
@@ -30,11 +48,28 @@ describeTargets(
       }
     });
 
+    it('creates sheaf._test_reset() in a test install only', async () => {
+      const present = async () =>
+        (
+          await sql().query<{ present: boolean }>(
+            "select to_regprocedure('sheaf._test_reset()') is not null as present",
+          )
+        )[0]?.present;
+      await install(sql(), { testClock: true });
+      expect(await present()).toBe(true);
+      await install(sql(), { testClock: false });
+      expect(await present()).toBe(false);
+      await uninstall(sql());
+      await install(sql());
+      expect(await present()).toBe(false);
+      await uninstall(sql());
+    });
+
     it('installs, then does nothing the second time', async () => {
       const first = await install(sql(), { shard: 7 });
       expect(first.applied.length).toBeGreaterThan(0);
       const second = await install(sql(), { shard: 7 });
-      expect(second).toEqual({ version: first.version, applied: [] });
+      expect(second).toMatchObject({ version: first.version, applied: [] });
       const [row] = await sql().query<{ shard_id: number }>('select shard_id from sheaf.settings');
       expect(row?.shard_id).toBe(7);
     });

@@ -1,4 +1,4 @@
-import { decodeId, idCeiling, idFloor, install, layoutByName, type SqlExecutor } from '@sheaf/core';
+import { decodeId, idCeiling, idFloor, install, isSheafError, layoutByName, type SqlExecutor } from '@sheaf/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import vectors from '../fixtures/vectors.json' with { type: 'json' };
 import { describeTargets } from '../support/database.js';
@@ -35,6 +35,19 @@ async function withClock<T>(
       await pgClock.reset(session);
     }
   });
+}
+
+/** Moves the generator's state back to `session`'s clock (sheaf._test_reset, test installs only). */
+async function resetState(session: SqlExecutor): Promise<void> {
+  await session.query('select sheaf._test_reset()');
+}
+
+/** The generator's two sequences as stored, to prove a refused call moved neither. */
+async function generatorState(executor: SqlExecutor): Promise<unknown[]> {
+  return executor.query(
+    `select 'counter' as name, last_value::text, is_called from sheaf.counter
+     union all select 'block', last_value::text, is_called from sheaf.block`,
+  );
 }
 
 async function take(executor: SqlExecutor, count: number, fn = 'sheaf.next_id()'): Promise<bigint[]> {
@@ -96,13 +109,24 @@ describeTargets(
       it('lets id_floor and id_ceiling bound a time range through the primary key', async () => {
         await sql().query('create table events (id bigint primary key default sheaf.next_id(), n integer)');
         await sql().query('insert into events (n) select g from generate_series(1, 2000) g');
-        const rows = await sql().query<{ plan: unknown }>(
-          `explain (format json) select * from events
-           where id between sheaf.id_floor(now() - interval '1 hour') and sheaf.id_ceiling(now())`,
-        );
-        // Immutable bounds fold into constants the index can use.
-        expect(JSON.stringify(rows[0])).toMatch(/Index Cond|Filter/);
-        expect(JSON.stringify(rows[0])).not.toContain('id_floor');
+        const plan = await sql().session(async (session) => {
+          // 2,000 rows are few enough that a sequential scan may be cheaper: rule it out to see the index.
+          await session.query('set enable_seqscan = off');
+          try {
+            const rows = await session.query<{ plan: unknown }>(
+              `explain (format json) select * from events
+               where id between sheaf.id_floor(now() - interval '1 hour') and sheaf.id_ceiling(now())`,
+            );
+            return JSON.stringify(rows[0]);
+          } finally {
+            await session.query('reset enable_seqscan');
+          }
+        });
+        // The bounds inline to expressions on `id` that the primary key's index takes as scan keys.
+        expect(plan).toMatch(/"Node Type":"(Index|Index Only|Bitmap Index) Scan"/);
+        expect(plan).toContain('"Index Name":"events_pkey"');
+        expect(plan).toMatch(/"Index Cond":"\(\(id >= .+\) AND \(id <= .+\)\)"/);
+        expect(plan).not.toContain('id_floor');
         const [count] = await sql().query<{ n: string }>(
           `select count(*) as n from events
            where id between sheaf.id_floor(now() - interval '1 hour') and sheaf.id_ceiling(now() + interval '1 minute')`,
@@ -111,12 +135,15 @@ describeTargets(
       });
 
       it('borrows the following milliseconds when one millisecond is asked for 5,000 ids', async () => {
-        // Ahead of everything issued so far: a frozen clock behind the last block would just continue it.
-        const t0 = Date.now() + 600_000;
-        const { ids, batch } = await withClock(sql(), t0, async (session) => ({
-          ids: await take(session, 5000),
-          batch: idsOf(await session.query<{ id: unknown }>('select sheaf.next_ids(5000) as id')),
-        }));
+        const t0 = Date.now();
+        const { ids, batch } = await withClock(sql(), t0, async (session) => {
+          // Earlier tests ran the state ahead; a frozen clock behind the last block would just continue it.
+          await resetState(session);
+          return {
+            ids: await take(session, 5000),
+            batch: idsOf(await session.query<{ id: unknown }>('select sheaf.next_ids(5000) as id')),
+          };
+        });
         expectIncreasing([...ids, ...batch]);
         expect(expectDistinct([...ids, ...batch])).toBe(10_000);
         expect(decodeId(ids[0]!).ms).toBe(t0);
@@ -127,11 +154,20 @@ describeTargets(
 
       it('continues above the last id when the clock steps back 5 s', async () => {
         await withClock(sql(), null, async (session) => {
+          await resetState(session);
+          const started = Date.now();
           const before = await take(session, 500);
+          // The state follows the real clock, so the step below is one the generator really sees.
+          expect(decodeId(before[0]!).ms).toBeGreaterThanOrEqual(started - 1);
+          expect(decodeId(before.at(-1)!).ms).toBeLessThanOrEqual(Date.now() + 10);
           await pgClock.offset(session, -5000);
+          const stepped = Date.now() - 5000;
           const after = await take(session, 500);
           expectIncreasing([...before, ...after]);
+          expect(expectDistinct([...before, ...after])).toBe(1000);
+          // Ids of the stepped clock would be 5 s behind; they continue from the last block instead.
           expect(decodeId(after[0]!).ms).toBeGreaterThanOrEqual(decodeId(before.at(-1)!).ms);
+          expect(decodeId(after[0]!).ms).toBeGreaterThan(stepped + 4000);
         });
       });
 
@@ -152,8 +188,10 @@ describeTargets(
         for (const statement of referenceGeneratorSql) await sql().query(statement);
         const random = seededRandom(20261122);
         await withClock(sql(), null, async (session) => {
-          // Start past everything issued so far, so both generators begin from a clean slate.
-          let clock = Date.now() + 3_600_000;
+          let clock = Date.now();
+          await pgClock.set(session, clock);
+          // Both generators begin from the same clean slate: the state at the scripted clock.
+          await resetState(session);
           const [first] = await take(session, 1);
           await session.query('update sheaf_reference set last_tick = $1, seq = $2', [
             String(first! >> 22n),
@@ -185,10 +223,51 @@ describeTargets(
         await expectSheafRejection(sql().query('select sheaf.configure(4096)'), 'SHARD_OUT_OF_RANGE', '4096');
       });
 
-      it('refuses a non-positive batch size', async () => {
+      it('refuses a batch size below 1 or above 1,000,000', async () => {
         await expectSheafRejection(sql().query('select * from sheaf.next_ids(0)'), 'INVALID_ARGUMENT', 'not 0');
         await expectSheafRejection(sql().query('select * from sheaf.next_ids(-3)'), 'INVALID_ARGUMENT', '-3');
         await expectSheafRejection(sql().query('select * from sheaf.next_ids(null)'), 'INVALID_ARGUMENT', 'null');
+        await expectSheafRejection(
+          sql().query('select * from sheaf.next_ids_durable(1000001)'),
+          'INVALID_ARGUMENT',
+          '1000001',
+          '1000000',
+        );
+      });
+
+      it('refuses _open_block(n) outside 0 to 1,000,000 before it moves the state', async () => {
+        await take(sql(), 1);
+        const state = await generatorState(sql());
+        for (const n of ['-1', '1000001', '2147483647', 'null']) {
+          await expectSheafRejection(
+            sql().query(`select sheaf._open_block(${n})`),
+            'INVALID_ARGUMENT',
+            `not ${n}`,
+            '1000000',
+          );
+        }
+        expect(await generatorState(sql())).toEqual(state);
+      });
+
+      it('maps wrong-type arguments of sheaf functions to INVALID_ARGUMENT', async () => {
+        const refusals: [string, unknown[], ...string[]][] = [
+          ["select sheaf.next_id('x')", [], 'sheaf.next_id', '"x"'],
+          ["select sheaf.next_id('99999999999')", [], '99999999999', '2147483647'],
+          ['select sheaf.next_id($1)', ['abc'], 'sheaf.next_id', '"abc"'],
+          ['select * from sheaf.next_ids($1::integer)', ['1.5'], 'sheaf.next_ids', '"1.5"'],
+          ["select * from sheaf.decode_id(sheaf.next_id(), 'x')", [], 'sheaf.decode_id', '(bigint, unknown)'],
+          ['select * from sheaf.next_ids(1.5)', [], 'sheaf.next_ids', '(numeric)'],
+          ['select sheaf.next_id(99999999999)', [], 'sheaf.next_id', '(bigint)'],
+        ];
+        for (const [text, params, ...fragments] of refusals) {
+          await expectSheafRejection(sql().query(text, params), 'INVALID_ARGUMENT', ...fragments);
+        }
+        // A bad value outside a sheaf call stays the driver's error.
+        const other = await sql()
+          .query("select sheaf.next_id(), 'x'::integer")
+          .catch((error: unknown) => error);
+        expect(isSheafError(other)).toBe(false);
+        expect((other as { code?: string }).code).toBe('22P02');
       });
 
       it('refuses ids and times outside the layout', async () => {

@@ -23,12 +23,14 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
 
 /**
  * Turns a driver error raised by sheaf's SQL into a {@link SheafError} (the driver error becomes its
- * `cause`); returns any other error unchanged. Executors apply it to every query.
+ * `cause`); returns any other error unchanged. Executors apply it to every query. With the
+ * statement's `sql`, PostgreSQL's refusals of a wrong-type argument of a sheaf function (SQLSTATE
+ * 22P02, 22003, 42883) become `INVALID_ARGUMENT` too.
  *
  * @example
- * try { await pool.query('select sheaf.next_id(9999)'); } catch (error) { throw fromDatabaseError(error); }
+ * try { await pool.query(sql); } catch (error) { throw fromDatabaseError(error, sql); }
  */
-export function fromDatabaseError(error: unknown): unknown {
+export function fromDatabaseError(error: unknown, sql?: string): unknown {
   if (typeof error !== 'object' || error === null) return error;
   const { code, sqlState, message, errno } = error as {
     code?: unknown;
@@ -41,7 +43,7 @@ export function fromDatabaseError(error: unknown): unknown {
   if (mysql) return mysql;
   const state = typeof sqlState === 'string' ? sqlState : code;
   const sheafCode = typeof state === 'string' ? sqlStates[state] : undefined;
-  if (sheafCode === undefined) return error;
+  if (sheafCode === undefined) return fromArgumentError(state, message, error, sql) ?? error;
   return new SheafError(sheafCode, message, { cause: error, details: { sqlState: state } });
 }
 
@@ -65,7 +67,71 @@ function fromMysqlErrno(errno: unknown, sqlState: unknown, message: string, caus
   return sheafCode && new SheafError(sheafCode, message, { cause, details: { sqlState: state, errno } });
 }
 
-/** `promise.catch(rethrow)`: rejects with the error translated by {@link fromDatabaseError}. */
-export function rethrow(error: unknown): never {
-  throw fromDatabaseError(error);
+/**
+ * PostgreSQL refuses an argument it cannot convert or match before sheaf's code runs, so the SQL
+ * cannot raise SH002 itself. A conversion error counts only when it points (by `position`, or by the
+ * `$n` of a bound parameter) inside the argument list of a `sheaf.` call: a bad value elsewhere in the
+ * statement stays the driver's error.
+ */
+function fromArgumentError(state: unknown, message: string, cause: unknown, sql?: string): SheafError | undefined {
+  const details = { sqlState: state };
+  if (state === '42883') {
+    const missing = /^function (sheaf\.\w+)\((.*)\) does not exist$/.exec(message);
+    if (!missing) return undefined;
+    return new SheafError(
+      'INVALID_ARGUMENT',
+      `no ${missing[1]} takes arguments of types (${missing[2]}): pass integers (docs/sql/postgres.md)`,
+      { cause, details: { ...details, function: missing[1], types: missing[2] } },
+    );
+  }
+  if ((state !== '22P02' && state !== '22003') || sql === undefined) return undefined;
+  const call = sheafCallAt(sql, offendingOffsets(sql, cause));
+  if (!call) return undefined;
+  const limit = state === '22003' ? ' (an integer argument is at most 2147483647)' : '';
+  return new SheafError('INVALID_ARGUMENT', `bad argument to ${call}: ${message}${limit}`, {
+    cause,
+    details: { ...details, function: call },
+  });
+}
+
+/** Where in `sql` the driver says the bad value is: its `position` (1-based), or every `$n` it names. */
+function offendingOffsets(sql: string, cause: unknown): number[] {
+  const { position, where } = cause as { position?: unknown; where?: unknown };
+  if (typeof position === 'string' || typeof position === 'number') return [Number(position) - 1];
+  const parameter = typeof where === 'string' ? /parameter \$(\d+)/.exec(where) : null;
+  if (!parameter) return [];
+  return [...sql.matchAll(new RegExp(`\\$${parameter[1]}(?!\\d)`, 'g'))].map((match) => match.index);
+}
+
+/** The innermost `sheaf.name(…)` call whose argument list holds one of `offsets`. */
+function sheafCallAt(sql: string, offsets: readonly number[]): string | undefined {
+  let found: { name: string; open: number } | undefined;
+  for (const match of sql.matchAll(/\bsheaf\s*\.\s*(\w+)\s*\(/gi)) {
+    const open = match.index + match[0].length - 1;
+    const close = closingParen(sql, open);
+    if (offsets.some((at) => at > open && at < close) && (!found || open > found.open)) {
+      found = { name: `sheaf.${match[1]}`, open };
+    }
+  }
+  return found?.name;
+}
+
+/** The index of the `)` matching the `(` at `open`, skipping quoted text; the end of `sql` if none. */
+function closingParen(sql: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < sql.length; i++) {
+    const char = sql[i];
+    if (char === "'" || char === '"') {
+      const end = sql.indexOf(char, i + 1);
+      if (end < 0) break;
+      i = end;
+    } else if (char === '(') depth++;
+    else if (char === ')' && --depth === 0) return i;
+  }
+  return sql.length;
+}
+
+/** `promise.catch((error) => rethrow(error, sql))`: rejects with the error translated by {@link fromDatabaseError}. */
+export function rethrow(error: unknown, sql?: string): never {
+  throw fromDatabaseError(error, sql);
 }

@@ -25,7 +25,7 @@ export function pgExecutor(db: PgPoolLike | PgClientLike): SqlExecutor {
   const onClient = (client: PgClientLike): SqlExecutor => ({
     dialect: postgresDialect,
     async query<R extends object = Row>(sql: string, params?: readonly unknown[]) {
-      const result = await client.query(sql, params ? [...params] : undefined).catch(rethrow);
+      const result = await client.query(sql, params ? [...params] : undefined).catch((error) => rethrow(error, sql));
       return result.rows as R[];
     },
     session: (fn) => fn(onClient(client)),

@@ -23,7 +23,7 @@ export function pgliteExecutor(db: PGliteLike): SqlExecutor {
     return result;
   };
   const run = async <R extends object>(sql: string, params?: readonly unknown[]) => {
-    const result = await db.query(sql, params ? [...params] : undefined).catch(rethrow);
+    const result = await db.query(sql, params ? [...params] : undefined).catch((error) => rethrow(error, sql));
     return result.rows as R[];
   };
   const inSession: SqlExecutor = {
