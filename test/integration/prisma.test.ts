@@ -2,15 +2,17 @@ import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { decodeId, encodeId, install, SnowflakeGenerator } from '@sheaf/core';
 import { bigintReplacer, idReviver, type PrismaIdSource, sheaf, toJsonSafe } from '@sheaf/prisma';
+import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { placeOrder, withSheaf } from '../../docs/guides/examples/prisma/app.js';
+import { main, placeOrder, withSheaf } from '../../docs/guides/examples/prisma/app.js';
 import { mysqlMigration, postgresMigration } from '../../docs/guides/examples/prisma/migration.js';
 import { PrismaClient as MysqlClient } from '../.generated/prisma/mysql/client.js';
 import { sheafModels as mysqlModels } from '../.generated/prisma/mysql/sheaf/models.js';
 import { PrismaClient as PgClient } from '../.generated/prisma/postgres/client.js';
 import { describeTargets } from '../support/database.js';
 import { expectSheafError } from '../support/expect-sheaf-error.js';
+import { pgUrl, withDatabase } from '../support/targets.js';
 
 /** App-side ids on shard 7 (the database issues shard 1), so each test sees who assigned an id. */
 function shard7(): PrismaIdSource & { issued: bigint[] } {
@@ -64,6 +66,21 @@ describeTargets('prisma', (db, target) => {
     expect(JSON.parse(json).id).toBe(order.id.toString());
     expect(parsed.id).toBe(order.id);
     expect(parsed.items[1].orderId).toBe(order.id);
+  });
+
+  it.skipIf(target !== 'postgres')('runs the whole guide program, main(), on a database of its own', async () => {
+    const name = `sheaf_prisma_main_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    try {
+      const { workerId, customer, order } = await main(withDatabase(pgUrl, name), 'main@example.com');
+      expect(shardOf(customer.id)).toBe(1);
+      expect([order.id, ...order.items.map((item) => item.id)].map(shardOf)).toEqual([workerId, workerId, workerId]);
+    } finally {
+      await admin.query(`drop database ${name} with (force)`);
+      await admin.end();
+    }
   });
 
   it('createMany assigns ids to rows without one and keeps given ids', async () => {
