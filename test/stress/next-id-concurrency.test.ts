@@ -1,6 +1,7 @@
-import { install } from '@sheaf/core';
+import { decodeId, install } from '@sheaf/core';
 import { beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
+import { watchLockWaits } from '../support/lock-waits.js';
 import { expectDistinct, expectIncreasing, idsOf, pgClock } from '../support/pg-clock.js';
 
 // sheaf.next_id() under many sessions at once. PGlite is a single connection: server only.
@@ -12,6 +13,9 @@ describeTargets(
     beforeAll(async () => {
       await install(db().executor, { shard: 3, testClock: true });
     });
+
+    /** Earlier tests leave the state ahead of the clock: start a clock test from the real clock. */
+    const resetState = () => db().executor.query('select sheaf._test_reset()');
 
     it('16 sessions × 100,000 ids: no duplicate, increasing within each session', async () => {
       const sessions = await open(16);
@@ -38,8 +42,10 @@ describeTargets(
 
     it('8 sessions asking 5,000 ids each within one frozen millisecond borrow without duplicates', async () => {
       const sessions = await open(8);
-      const frozen = Date.now() + 60_000;
+      const frozen = Date.now();
       await Promise.all(sessions.map((session) => pgClock.set(session, frozen)));
+      // Reset at the frozen clock, so the first block is the frozen millisecond itself.
+      await sessions[0]!.query('select sheaf._test_reset()');
       try {
         const perSession = await Promise.all(
           sessions.map(async (session) =>
@@ -48,6 +54,10 @@ describeTargets(
         );
         for (const [index, ids] of perSession.entries()) expectIncreasing(ids, `session ${index}`);
         expect(expectDistinct(perSession.flat())).toBe(40_000);
+        // All from the frozen millisecond on, borrowing the following ones: 40 blocks of 1,024.
+        const ms = perSession.flat().map((id) => decodeId(id).ms);
+        expect(Math.min(...ms)).toBe(frozen);
+        expect(Math.max(...ms)).toBeLessThanOrEqual(frozen + 40);
       } finally {
         await Promise.all(sessions.map((session) => pgClock.reset(session)));
       }
@@ -55,6 +65,8 @@ describeTargets(
 
     it('keeps every id unique and increasing per session when the clock steps back 5 s mid-stream', async () => {
       const sessions = await open(8);
+      await resetState();
+      const started = Date.now();
       const perSession = await Promise.all(
         sessions.map(async (session, index) => {
           const ids: bigint[] = [];
@@ -73,14 +85,47 @@ describeTargets(
       );
       for (const [index, ids] of perSession.entries()) expectIncreasing(ids, `session ${index}`);
       expect(expectDistinct(perSession.flat())).toBe(8 * 40 * 500);
+      // The state followed the real clock before the step, so the step was one the generator saw.
+      for (const ids of perSession) {
+        expect(decodeId(ids[0]!).ms).toBeGreaterThanOrEqual(started - 1);
+        expect(decodeId(ids[0]!).ms).toBeLessThan(started + 1000);
+      }
+    });
+
+    it('continues above the last id when every session steps back 5 s at once', async () => {
+      const sessions = await open(8);
+      await resetState();
+      const started = Date.now();
+      const burst = () =>
+        Promise.all(
+          sessions.map(async (session) =>
+            idsOf(await session.query<{ id: unknown }>('select sheaf.next_id() as id from generate_series(1, 500)')),
+          ),
+        );
+      const before = await burst();
+      await Promise.all(sessions.map((session) => pgClock.offset(session, -5000)));
+      const stepped = Date.now() - 5000;
+      const after = await burst();
+      await Promise.all(sessions.map((session) => pgClock.reset(session)));
+      expect(decodeId(before.flat()[0]!).ms).toBeGreaterThanOrEqual(started - 1);
+      const lastBefore = before.flat().reduce((a, b) => (a > b ? a : b));
+      for (const [index, ids] of after.entries()) {
+        expectIncreasing([...before[index]!, ...ids], `session ${index}`);
+        // Every clock now reads 5 s behind the issued ids: the state, not the clock, orders them.
+        expect(ids[0]! > lastBefore).toBe(true);
+        expect(decodeId(ids[0]!).ms).toBeGreaterThan(stepped + 4000);
+      }
+      expect(expectDistinct([...before.flat(), ...after.flat()])).toBe(2 * 8 * 500);
     });
 
     it('an open transaction that inserted rows does not make other sessions wait', async () => {
       const [holder, ...others] = await open(5);
+      const [{ pid } = { pid: 0 }] = await holder!.query<{ pid: number }>('select pg_backend_pid() as pid');
       await db().executor.query('create table orders (id bigint primary key default sheaf.next_id(), n integer)');
       await holder!.query('begin');
       // Enough rows to cross several milliseconds, so the holder ran the slow path inside its transaction.
       await holder!.query('insert into orders (n) select g from generate_series(1, 5000) g');
+      const watch = watchLockWaits(db().executor, pid);
       try {
         const started = Date.now();
         await Promise.all(
@@ -95,7 +140,9 @@ describeTargets(
           }),
         );
         expect(Date.now() - started).toBeLessThan(30_000);
+        expect(await watch.stop(), 'sessions seen waiting for the open transaction').toBe(0);
       } finally {
+        await watch.stop();
         await holder!.query('commit');
       }
       const [row] = await db().executor.query<{ n: string }>('select count(distinct id) as n from orders');
