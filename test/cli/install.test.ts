@@ -49,6 +49,12 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
       expect(again.stdout).toMatch(/\(already up to date\): shard 8, layout sheaf\n$/);
       expect(await sheafJson(['status', '--url', url])).toMatchObject({ shard: 8 });
 
+      // Without --shard an installed database keeps its shard: a start-up install never moves it to 0.
+      const kept = await sheaf(['install', '--url', url]);
+      expect(kept.stdout).toMatch(/\(already up to date\): shard 8, layout sheaf\n$/);
+      expect(await sheafJson(['install', '--url', url])).toMatchObject({ shard: 8, layout: 'sheaf' });
+      expect(await sheafJson(['status', '--url', url])).toMatchObject({ shard: 8 });
+
       expect((await sheaf(['uninstall', '--url', url])).stdout).toMatch(/^removed sheaf from /);
       expect(await sheafJson(['status', '--url', url])).toEqual({
         dialect,

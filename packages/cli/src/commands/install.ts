@@ -2,6 +2,7 @@ import { install, installScript, type Layout } from '@sheaf/core';
 import { type Args, count, flag, layoutOption, text } from '../args.js';
 import { defineCommand } from '../command.js';
 import { describeTarget, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
+import { readInstalledState } from '../installed-state.js';
 import { toJson } from '../io.js';
 import { UsageError } from '../usage-error.js';
 
@@ -12,12 +13,14 @@ export const installCommand = defineCommand({
 Usage: sheaf install [--url <url>] [--shard N] [--layout <preset>] [--print | --json]
 
 Installs or upgrades sheaf's SQL, then sets the shard and layout. Idempotent: run it again to
-upgrade or to change the shard; the layout is fixed once ids were issued.
+upgrade or to change the shard; the layout is fixed once ids were issued. Without --shard or
+--layout an installed database keeps the shard and layout it has.
 
 Options:
 ${urlHelp}
-  --shard N          the shard id this database issues ids for (default 0)
-  --layout <preset>  sheaf, instagram, … (default sheaf)
+  --shard N          the shard id this database issues ids for (default: as configured, 0 on a
+                     fresh install)
+  --layout <preset>  sheaf, instagram, … (default: as configured, sheaf on a fresh install)
   --print            write the SQL for a database without sheaf instead of applying it; never
                      connects, so --url only names the dialect (e.g. --url postgres://)
   --json             print the result as JSON
@@ -38,8 +41,11 @@ ${urlHelp}
       io.out(installScript(target.dialect, options).sql);
       return;
     }
-    const result = await withConnection(target, { create: true }, (executor) => install(executor, options));
-    const summary = { ...result, shard: options.shard, layout: options.layout.name, dialect: target.dialect };
+    const { result, state } = await withConnection(target, { create: true }, async (executor) => {
+      const result = await install(executor, options);
+      return { result, state: await readInstalledState(executor) };
+    });
+    const summary = { ...result, shard: state?.shard, layout: state?.layout.name, dialect: target.dialect };
     if (flag(args, 'json')) {
       io.out(toJson(summary));
       return;
@@ -47,12 +53,16 @@ ${urlHelp}
     const applied = result.applied.length > 0 ? `applied ${result.applied.join(', ')}` : 'already up to date';
     io.out(
       `sheaf SQL version ${result.version} on ${describeTarget(target)} (${applied}): ` +
-        `shard ${options.shard}, layout ${options.layout.name}\n`,
+        `shard ${summary.shard}, layout ${summary.layout}\n`,
     );
   },
 });
 
-function installOptions(args: Args): { shard: number; layout: Layout } {
-  const raw = text(args, 'shard');
-  return { shard: raw === undefined ? 0 : count('shard', raw), layout: layoutOption(args) };
+// Left out, shard and layout stay as the database has them (install() reads them there).
+function installOptions(args: Args): { shard?: number; layout?: Layout } {
+  const shard = text(args, 'shard');
+  return {
+    ...(shard === undefined ? {} : { shard: count('shard', shard) }),
+    ...(text(args, 'layout') === undefined ? {} : { layout: layoutOption(args) }),
+  };
 }

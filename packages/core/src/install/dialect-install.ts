@@ -15,6 +15,8 @@ export interface DialectInstall {
   readonly recorded: string;
   /** Records one file as installed; parameters: version, name, checksum. */
   readonly record: string;
+  /** Reads the configured settings row (the columns of `SettingsRow`). */
+  readonly settings: string;
   /** Sets the shard and layout; parameters as in {@link configureParams}. */
   readonly configure: string;
   /** The first file version that provides `configure`: a partial install below it skips the call. */
@@ -23,6 +25,13 @@ export interface DialectInstall {
   readonly probe: string;
   /** Lists objects outside sheaf (column defaults, triggers, views) that depend on it, as `dependent` text. */
   readonly dependents: string;
+  /**
+   * Lists, as `statement` rows, the statements that drop what depends on sheaf and `uninstall`
+   * leaves standing (MySQL triggers); undefined where `uninstall` drops them itself.
+   */
+  readonly dependentDrops: string | undefined;
+  /** The same for a printed script, which cannot run a query first: statements run in place. */
+  readonly scriptDependentDrops: readonly string[];
   /** Removes sheaf and, on PostgreSQL, the column defaults and views that depend on it. */
   readonly uninstall: readonly string[];
   /** Checks server settings the SQL needs before anything is applied; throws a SheafError. */

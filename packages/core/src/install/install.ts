@@ -2,11 +2,12 @@ import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import type { Layout } from '../layout.js';
-import { layoutByName, type PresetName } from '../presets.js';
-import { configureParams, type DialectInstall } from './dialect-install.js';
+import type { PresetName } from '../presets.js';
+import { applyFile } from './apply-files.js';
+import type { DialectInstall } from './dialect-install.js';
 import { mysqlInstall } from './mysql.js';
 import { postgresInstall } from './postgres.js';
-import { statementsOf } from './sql-file.js';
+import { configureWith, type SettingsRow } from './settings.js';
 
 const installs: Partial<Record<DialectName, DialectInstall>> = { postgres: postgresInstall, mysql: mysqlInstall };
 
@@ -17,11 +18,20 @@ const installs: Partial<Record<DialectName, DialectInstall>> = { postgres: postg
  * const options: InstallOptions = { shard: 7, layout: 'sheaf' };
  */
 export interface InstallOptions {
-  /** The shard id this database issues ids for (`sheaf.next_id()`); default 0. */
+  /**
+   * The shard id this database issues ids for (`sheaf.next_id()`). Omitted: the shard the database
+   * has configured (0 on a fresh install), so an upgrade never moves a database to another shard.
+   */
   readonly shard?: number;
-  /** A preset name or a layout from `defineLayout`; default `sheaf`. Fixed once ids were issued. */
+  /**
+   * A preset name or a layout from `defineLayout`. Omitted: the configured layout (`sheaf` on a
+   * fresh install). Fixed once ids were issued.
+   */
   readonly layout?: Layout | PresetName;
-  /** Lets tests move the generator's clock through settings (docs/sql/postgres.md); never in production. */
+  /**
+   * Lets tests move the generator's clock through settings (docs/sql/postgres.md); never in
+   * production. Omitted: as configured (off on a fresh install).
+   */
   readonly testClock?: boolean;
   /** Installs only files up to this version: for testing upgrades from an earlier release. */
   readonly upTo?: number;
@@ -41,17 +51,18 @@ export interface InstallResult {
 }
 
 /**
- * Installs or upgrades sheaf's SQL and configures shard and layout. Idempotent; serialised by a
- * lock so concurrent installers are safe; on PostgreSQL all in one transaction. Refuses a database
- * whose recorded files differ from this package's (`INSTALL_CONFLICT`).
+ * Installs or upgrades sheaf's SQL and configures shard and layout; options left out keep what the
+ * database has configured (shard 0 and layout `sheaf` on a fresh install), so calling it at start-up
+ * to upgrade is safe. Idempotent; serialised by a lock so concurrent installers are safe; on
+ * PostgreSQL all in one transaction; on MySQL a file that failed half-way is applied again by the
+ * next install. Refuses a database whose recorded files differ from this package's
+ * (`INSTALL_CONFLICT`).
  *
  * @example
- * await install(pgExecutor(pool), { shard: 3 });
+ * await install(pgExecutor(pool), { shard: 3 }); // later, at start-up: await install(executor)
  */
 export async function install(executor: SqlExecutor, options: InstallOptions = {}): Promise<InstallResult> {
   const dialect = dialectInstall(executor);
-  const layout = typeof options.layout === 'string' ? layoutByName(options.layout) : options.layout;
-  const params = configureParams(options.shard ?? 0, layout ?? layoutByName('sheaf'), options.testClock ?? false);
   const files = dialect.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
   return inInstallLock(executor, dialect, async (session) => {
     await dialect.preflight?.(session);
@@ -80,13 +91,13 @@ export async function install(executor: SqlExecutor, options: InstallOptions = {
     const applied: number[] = [];
     for (const file of files) {
       if (known.has(file.version)) continue;
-      // The version row goes in first: a racing installer that slipped past the lock fails on it.
-      await session.query(dialect.record, [file.version, file.name, file.checksum]);
-      for (const statement of statementsOf(file.sql)) await session.query(statement);
+      await applyFile(session, dialect, file);
       applied.push(file.version);
     }
     const version = Math.max(0, ...known.keys(), ...applied);
-    if (version >= dialect.configureFrom) await session.query(dialect.configure, params);
+    if (version < dialect.configureFrom) return { version, applied };
+    const [current] = await session.query<SettingsRow>(dialect.settings);
+    await session.query(dialect.configure, configureWith(current, options));
     return { version, applied };
   });
 }
@@ -122,6 +133,11 @@ export async function uninstall(executor: SqlExecutor, options: UninstallOptions
         `cannot uninstall: ${names.join('; ')} still use sheaf (drop or change them, or pass force)`,
         { details: { dependents: names } },
       );
+    }
+    // One statement each: MySQL 8 cannot run DROP TRIGGER from a prepared statement (error 1295).
+    if (dialect.dependentDrops) {
+      const drops = await session.query<{ statement: string }>(dialect.dependentDrops);
+      for (const { statement } of drops) await session.query(statement);
     }
     for (const statement of dialect.uninstall) await session.query(statement);
   });

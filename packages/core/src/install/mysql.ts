@@ -49,7 +49,7 @@ const dependentTriggers = `
 
 /**
  * Installs into the current database under a `GET_LOCK` named after it. MySQL commits each DDL
- * statement at once, so the version row of a file goes in before its statements.
+ * statement at once, so the version row of a file goes in after its statements (apply-files.ts).
  */
 export const mysqlInstall: DialectInstall = {
   files: mysqlFiles,
@@ -65,14 +65,19 @@ export const mysqlInstall: DialectInstall = {
   unlock: "select release_lock(concat('sheaf_install:', database())) as released",
   recorded: 'select version, checksum from sheaf_schema_versions order by version',
   record: 'insert into sheaf_schema_versions (version, name, checksum) values (?, ?, ?)',
+  settings: `select shard_id, layout_name, epoch_ms, time_bits, shard_bits, sequence_bits, test_clock
+    from sheaf_settings where singleton = 1`,
   configure: 'call sheaf_configure(?, ?, ?, ?, ?, ?, ?)',
   configureFrom: 2,
   probe: `select count(*) > 0 as installed from information_schema.tables
     where table_schema = database() and table_name = 'sheaf_schema_versions'`,
   dependents: `select concat('trigger ', trigger_name, ' on ', event_object_table) as dependent ${dependentTriggers}
     order by 1`,
-  uninstall: [
-    // DROP TRIGGER through a prepared statement: no stored routine may be left behind to do it.
+  dependentDrops: `select concat('drop trigger \`', replace(trigger_name, '\`', '\`\`'), '\`') as statement
+    ${dependentTriggers} order by trigger_name`,
+  // A printed script has no client to loop in, so a procedure does it. MariaDB only: MySQL 8
+  // cannot prepare DROP TRIGGER (error 1295), so there drop the triggers before running it.
+  scriptDependentDrops: [
     `create procedure sheaf__drop_dependents() modifies sql data
     begin
       declare v_done boolean default false;
@@ -92,6 +97,10 @@ export const mysqlInstall: DialectInstall = {
     end`,
     'call sheaf__drop_dependents()',
     'drop procedure sheaf__drop_dependents',
+  ],
+  uninstall: [
+    // Left behind by an uninstall of an earlier version that failed half-way.
+    'drop procedure if exists sheaf__drop_dependents',
     ...routines.map(([kind, name]) => `drop ${kind} if exists ${name}`),
     ...tables.map((name) => `drop table if exists ${name}`),
   ],

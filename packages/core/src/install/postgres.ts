@@ -18,6 +18,8 @@ export const postgresInstall: DialectInstall = {
   unlock: undefined,
   recorded: 'select version, checksum from sheaf.schema_versions order by version',
   record: 'insert into sheaf.schema_versions (version, name, checksum) values ($1, $2, $3)',
+  settings: `select shard_id, layout_name, epoch_ms, time_bits, shard_bits, sequence_bits, test_clock
+    from sheaf.settings`,
   configure: 'select sheaf.configure($1, $2, $3, $4, $5, $6, $7)',
   configureFrom: 3,
   probe: "select to_regnamespace('sheaf') is not null as installed",
@@ -40,5 +42,7 @@ export const postgresInstall: DialectInstall = {
         when 'pg_type'::regclass then (select typnamespace from pg_type where oid = d.objid)
       end, 0) <> 'sheaf'::regnamespace
     order by 1`,
+  dependentDrops: undefined,
+  scriptDependentDrops: [],
   uninstall: ['drop schema sheaf cascade'],
 };

@@ -41,10 +41,12 @@ export function installScript(dialect: DialectName, options: InstallOptions = {}
   const version = Math.max(0, ...files.map((file) => file.version));
   const statements = [
     ...steps.bootstrap,
-    ...files.flatMap((file) => [
-      inline(steps.record, [file.version, file.name, file.checksum]),
-      ...statementsOf(file.sql),
-    ]),
+    ...files.flatMap((file) => {
+      // Recorded as install() does: first inside PostgreSQL's transaction, last where DDL commits.
+      const record = inline(steps.record, [file.version, file.name, file.checksum]);
+      const body = statementsOf(file.sql);
+      return steps.unlock ? [...body, record] : [record, ...body];
+    }),
     ...(version >= steps.configureFrom ? [inline(steps.configure, params)] : []),
   ];
   const header = `-- sheaf SQL version ${version} (${dialect}) for a database without sheaf: shard ${params[0]}, layout ${params[1]}.`;
@@ -60,7 +62,8 @@ export function installScript(dialect: DialectName, options: InstallOptions = {}
  */
 export function uninstallScript(dialect: DialectName): string {
   const steps = installs[dialect];
-  return script(`-- Removes sheaf (${dialect}) and whatever still depends on it.`, steps, steps.uninstall);
+  const statements = [...steps.scriptDependentDrops, ...steps.uninstall];
+  return script(`-- Removes sheaf (${dialect}) and whatever still depends on it.`, steps, statements);
 }
 
 /**
