@@ -1,0 +1,71 @@
+import { decodeId, install, presets, type SqlExecutor, sqlVersion, uninstall } from '@sheaf/core';
+import { expect, it } from 'vitest';
+import { describeTargets } from '../support/database.js';
+import { nextIds } from '../support/mysql-calls.js';
+
+/**
+ * The real executor, except that the statement matching `at` fails: before the server sees it, or
+ * after the server applied it (a connection lost before the answer came back).
+ */
+function failingAt(executor: SqlExecutor, at: RegExp, when: 'before' | 'after'): SqlExecutor {
+  const wrap = (inner: SqlExecutor): SqlExecutor => ({
+    dialect: inner.dialect,
+    async query(sql, params) {
+      if (!at.test(sql)) return inner.query(sql, params);
+      if (when === 'after') await inner.query(sql, params);
+      throw new Error(`injected failure ${when} ${sql.slice(0, 40)}`);
+    },
+    session: (fn) => inner.session((session) => fn(wrap(session))),
+  });
+  return wrap(executor);
+}
+
+const versions = async (executor: SqlExecutor) =>
+  (await executor.query<{ version: number }>('select version from sheaf_schema_versions order by version')).map((row) =>
+    Number(row.version),
+  );
+
+describeTargets(
+  'a MySQL install that failed half-way through a file is repaired by the next install',
+  (db) => {
+    const mid = /^create procedure sheaf_alloc_segment/m;
+
+    for (const when of ['before', 'after'] as const) {
+      it(`a failure ${when} a statement in the middle of file 3 leaves it unrecorded; install() then applies it`, async () => {
+        await uninstall(db().executor, { force: true });
+        await install(db().executor, { shard: 9, upTo: 2 });
+        await expect(install(failingAt(db().executor, mid, when))).rejects.toThrow(/injected failure/);
+        // Half of file 3 is there, but not its version row.
+        expect(await versions(db().executor)).toEqual([1, 2]);
+        const [routine] = await db().executor.query<{ n: number }>(
+          "select count(*) as n from information_schema.routines where routine_schema = database() and routine_name = 'sheaf_create_ticket'",
+        );
+        expect(Number(routine!.n)).toBe(1);
+
+        const repaired = await install(db().executor);
+        expect(repaired.applied).toEqual(Array.from({ length: sqlVersion('mysql') - 2 }, (_, index) => index + 3));
+        expect(await versions(db().executor)).toEqual(Array.from({ length: sqlVersion('mysql') }, (_, i) => i + 1));
+        const ids = await nextIds(db().executor, 10);
+        expect(new Set(ids).size).toBe(10);
+        expect(ids.every((id) => decodeId(id, presets.sheaf).shardId === 9)).toBe(true);
+        await db().executor.query("call sheaf_create_segment('orders', 100, 0, null)");
+        const [range] = await db().executor.query<{ first_id: string }>("call sheaf_alloc_segment('orders', null)");
+        expect(String(range!.first_id)).toBe('1');
+      });
+    }
+
+    it('a failure in the first file, after some of its tables exist, is repaired too', async () => {
+      await uninstall(db().executor, { force: true });
+      await expect(
+        install(failingAt(db().executor, /^create table sheaf_segments/m, 'after'), { shard: 4 }),
+      ).rejects.toThrow(/injected failure/);
+      expect(await versions(db().executor)).toEqual([]);
+      await install(db().executor, { shard: 4 });
+      const [row] = await db().executor.query<{ id: string }>('select sheaf_next_id() as id');
+      expect(decodeId(row!.id, presets.sheaf).shardId).toBe(4);
+      const [settings] = await db().executor.query<{ n: number }>('select count(*) as n from sheaf_settings');
+      expect(Number(settings!.n)).toBe(1);
+    });
+  },
+  { only: ['mariadb'] },
+);
