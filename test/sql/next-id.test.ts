@@ -252,7 +252,8 @@ describeTargets(
       it('maps wrong-type arguments of sheaf functions to INVALID_ARGUMENT', async () => {
         const refusals: [string, unknown[], ...string[]][] = [
           ["select sheaf.next_id('x')", [], 'sheaf.next_id', '"x"'],
-          ["select sheaf.next_id('99999999999')", [], '99999999999', '2147483647'],
+          ["select sheaf.next_id('99999999999')", [], '99999999999', 'integer arguments are at most 2147483647'],
+          ["select * from sheaf.decode_id('99999999999999999999')", [], 'sheaf.decode_id', '9223372036854775807'],
           ['select sheaf.next_id($1)', ['abc'], 'sheaf.next_id', '"abc"'],
           ['select * from sheaf.next_ids($1::integer)', ['1.5'], 'sheaf.next_ids', '"1.5"'],
           ["select * from sheaf.decode_id(sheaf.next_id(), 'x')", [], 'sheaf.decode_id', '(bigint, unknown)'],

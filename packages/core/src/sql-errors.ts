@@ -80,19 +80,24 @@ function fromArgumentError(state: unknown, message: string, cause: unknown, sql?
     if (!missing) return undefined;
     return new SheafError(
       'INVALID_ARGUMENT',
-      `no ${missing[1]} takes arguments of types (${missing[2]}): pass integers (docs/sql/postgres.md)`,
+      `no ${missing[1]} takes arguments of types (${missing[2]}); see docs/sql/postgres.md for its arguments`,
       { cause, details: { ...details, function: missing[1], types: missing[2] } },
     );
   }
   if ((state !== '22P02' && state !== '22003') || sql === undefined) return undefined;
   const call = sheafCallAt(sql, offendingOffsets(sql, cause));
   if (!call) return undefined;
-  const limit = state === '22003' ? ' (an integer argument is at most 2147483647)' : '';
+  const type = /for type (\w+)/.exec(message)?.[1];
+  const max = state === '22003' && type ? integerMax[type] : undefined;
+  const limit = max ? ` (${type} arguments are at most ${max})` : '';
   return new SheafError('INVALID_ARGUMENT', `bad argument to ${call}: ${message}${limit}`, {
     cause,
     details: { ...details, function: call },
   });
 }
+
+/** The largest value of the integer types sheaf's functions take, for 22003's message. */
+const integerMax: Readonly<Record<string, string>> = { integer: '2147483647', bigint: '9223372036854775807' };
 
 /** Where in `sql` the driver says the bad value is: its `position` (1-based), or every `$n` it names. */
 function offendingOffsets(sql: string, cause: unknown): number[] {
