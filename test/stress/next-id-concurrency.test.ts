@@ -54,10 +54,11 @@ describeTargets(
         );
         for (const [index, ids] of perSession.entries()) expectIncreasing(ids, `session ${index}`);
         expect(expectDistinct(perSession.flat())).toBe(40_000);
-        // All from the frozen millisecond on, borrowing the following ones: 40 blocks of 1,024.
+        // From the frozen millisecond on, borrowing the following ones: 40 blocks of 1,024, a few more
+        // for the values racing sessions took past a block and discarded.
         const ms = perSession.flat().map((id) => decodeId(id).ms);
         expect(Math.min(...ms)).toBe(frozen);
-        expect(Math.max(...ms)).toBeLessThanOrEqual(frozen + 40);
+        expect(Math.max(...ms)).toBeLessThanOrEqual(frozen + 50);
       } finally {
         await Promise.all(sessions.map((session) => pgClock.reset(session)));
       }
