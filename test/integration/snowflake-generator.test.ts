@@ -1,9 +1,49 @@
-import { decodeId, install, layoutByName, SnowflakeGenerator, type SnowflakeGeneratorOptions } from '@sheaf/core';
+import {
+  decodeId,
+  install,
+  isSheafError,
+  layoutByName,
+  SnowflakeGenerator,
+  type SnowflakeGeneratorOptions,
+  type SqlExecutor,
+} from '@sheaf/core';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeTargets, type TestDatabase } from '../support/database.js';
 import { expectSheafError, expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { clearWorkers, lockWorker, workerRow } from '../support/generator-sql.js';
-import { countingClock, sleep, steppedClock, until } from '../support/test-clock.js';
+import { countingClock, manualClock, sleep, steppedClock, until } from '../support/test-clock.js';
+
+/**
+ * The same database through a link the test can cut: afterwards every query fails as if the
+ * process had lost its connection (or died, as far as the database can tell), until `restore()`.
+ */
+function cuttable(executor: SqlExecutor) {
+  let cut = false;
+  const linked: SqlExecutor = {
+    dialect: executor.dialect,
+    query: (sql, params) => (cut ? Promise.reject(new Error('link cut by the test')) : executor.query(sql, params)),
+    session: (fn) => (cut ? Promise.reject(new Error('link cut by the test')) : executor.session(fn)),
+  };
+  return {
+    executor: linked,
+    cut: () => {
+      cut = true;
+    },
+    restore: () => {
+      cut = false;
+    },
+  };
+}
+
+/** Whether `next()` issues an id now (the id goes to `into`). */
+function issues(generator: SnowflakeGenerator, into: bigint[] = []): boolean {
+  try {
+    into.push(generator.next());
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Makes the workers table unresponsive for `workerId` until the returned function is called: a row
@@ -191,6 +231,180 @@ describeTargets('SnowflakeGenerator', (db) => {
     const lastOfFirst = fromFirst[fromFirst.length - 1]!;
     expect(fromSecond.every((id) => id > lastOfFirst)).toBe(true);
     expect(decodeId(fromSecond[0]!).ms).toBeGreaterThan(decodeId(lastOfFirst).ms);
+  });
+
+  /** Starts on worker 0 as soon as its lease expires (the others being free). */
+  const takeOver = async (options: SnowflakeGeneratorOptions = {}) => {
+    for (;;) {
+      try {
+        return await start({ ...options, maxWorker: 0 });
+      } catch (error) {
+        if (!isSheafError(error, 'WORKERS_EXHAUSTED')) throw error;
+        await sleep(20);
+      }
+    }
+  };
+
+  it('a clock jump past the lease after the last heartbeat, then a crash: the successor repeats no id', async () => {
+    const settings = { leaseMs: 1000, heartbeatMs: 100, safetyMarginMs: 100 };
+    const time = steppedClock();
+    const link = cuttable(sql());
+    const first = await SnowflakeGenerator.start(link.executor, { ...settings, clock: time.clock, maxWorker: 0 });
+    open.push(first);
+    const fromFirst = Array.from({ length: 2000 }, () => first.next());
+    await sleep(150);
+    // From the database's view the holder is gone: no heartbeat nor release gets through any more.
+    link.cut();
+    time.step(1500);
+    const errors: unknown[] = [];
+    for (const stopAt = performance.now() + 20; performance.now() < stopAt; ) {
+      try {
+        fromFirst.push(first.next());
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    const recorded = (await workerRow(sql(), 0)).lastTimestampMs;
+    const second = await takeOver(settings);
+    const lastOfFirst = Math.max(...fromFirst.map((id) => decodeId(id).ms));
+    // The successor's clock is the real one: it goes on until it is past every id of the first.
+    const fromSecond: bigint[] = [];
+    do {
+      for (let i = 0; i < 200; i++) fromSecond.push(second.next());
+      await new Promise((resolve) => setImmediate(resolve));
+    } while (Date.now() <= lastOfFirst + 1);
+    const firstIds = new Set(fromFirst);
+    expect(fromSecond.filter((id) => firstIds.has(id))).toEqual([]);
+    // It stopped at the jump: every id it issued lies within the bound it recorded, below the successor's.
+    expect(lastOfFirst).toBeLessThanOrEqual(recorded);
+    expect(decodeId(fromSecond[0]!).ms).toBeGreaterThan(recorded);
+    expect(errors.length).toBeGreaterThan(0);
+    expectSheafError(
+      () => {
+        throw errors[0];
+      },
+      'LEASE_EXPIRED',
+      'past the bound the lease recorded',
+    );
+  });
+
+  it('issues a forward jump only once a heartbeat recorded it; after a crash the successor waits or refuses', async () => {
+    const settings = { leaseMs: 1000, heartbeatMs: 100, safetyMarginMs: 100 };
+    const time = steppedClock();
+    const link = cuttable(sql());
+    const first = await SnowflakeGenerator.start(link.executor, { ...settings, clock: time.clock, maxWorker: 0 });
+    open.push(first);
+    const fromFirst = [first.next()];
+    time.step(1500);
+    expectSheafError(() => first.next(), 'LEASE_EXPIRED', 'worker 0: the clock', 'past the bound');
+    // The refusal asks for a heartbeat at once rather than at the end of the period.
+    const refusedAt = performance.now();
+    await until(() => issues(first, fromFirst), 2000, 'a heartbeat recording the jump');
+    expect(performance.now() - refusedAt).toBeLessThan(90);
+    for (let i = 0; i < 2000; i++) fromFirst.push(first.next());
+    link.cut();
+    const recorded = (await workerRow(sql(), 0)).lastTimestampMs;
+    expect(recorded).toBeGreaterThanOrEqual(decodeId(fromFirst[fromFirst.length - 1]!).ms + 1000 - 50);
+    // The lease expires about when the real clock reaches the bound less the jump (1500 ms).
+    await expectSheafRejection(
+      takeOver({ ...settings, maxStartWaitMs: 899 }),
+      'CLOCK_BEHIND_WORKER',
+      'maxStartWaitMs 899',
+    );
+    await sleep(recorded - Date.now() - 600);
+    const second = await takeOver({ ...settings, maxStartWaitMs: 899 });
+    expect(Date.now()).toBeGreaterThan(recorded);
+    const fromSecond = Array.from({ length: 2000 }, () => second.next());
+    expect(decodeId(fromSecond[0]!).ms).toBeGreaterThan(recorded);
+    const firstIds = new Set(fromFirst);
+    expect(fromSecond.filter((id) => firstIds.has(id))).toEqual([]);
+  });
+
+  it('stops at the bound its last heartbeat recorded while heartbeats fail; resumes once one goes through', async () => {
+    const time = manualClock();
+    const startMs = time.clock.now();
+    const link = cuttable(sql());
+    const generator = await SnowflakeGenerator.start(link.executor, { clock: time.clock, heartbeatMs: 50 });
+    open.push(generator);
+    const recorded = (await workerRow(sql(), generator.workerId)).lastTimestampMs;
+    expect(recorded).toBe(startMs + 30_000);
+    expect(decodeId(generator.next()).ms).toBe(startMs);
+    link.cut();
+    await until(() => generator.stats().heartbeatFailures > 0, 2000, 'a failed heartbeat');
+    time.advance(30_000);
+    expect(decodeId(generator.next()).ms).toBe(recorded);
+    time.advance(1);
+    expectSheafError(
+      () => generator.next(),
+      'LEASE_EXPIRED',
+      `worker ${generator.workerId}: the clock`,
+      'past the bound',
+    );
+    link.restore();
+    await until(() => issues(generator), 2000, 'a heartbeat recording a later bound');
+    expect((await workerRow(sql(), generator.workerId)).lastTimestampMs).toBe(recorded + 1 + 30_000);
+  });
+
+  it('checks the deadline inside a millisecond too: a stalled wall clock cannot carry it past', async () => {
+    const time = manualClock();
+    const link = cuttable(sql());
+    const generator = await SnowflakeGenerator.start(link.executor, {
+      clock: time.clock,
+      leaseMs: 300,
+      heartbeatMs: 50,
+      safetyMarginMs: 30,
+    });
+    open.push(generator);
+    generator.next();
+    link.cut();
+    await until(() => generator.stats().leaseLeftMs < 0, 2000, 'the deadline');
+    let issued = 0;
+    let stoppedBy: unknown;
+    while (stoppedBy === undefined && issued < 1024) {
+      try {
+        generator.next();
+        issued++;
+      } catch (error) {
+        stoppedBy = error;
+      }
+    }
+    expect(issued).toBeLessThanOrEqual(256);
+    expectSheafError(
+      () => {
+        throw stoppedBy;
+      },
+      'LEASE_EXPIRED',
+      'no heartbeat went through in time',
+    );
+  });
+
+  it('close() records the last millisecond issued, not the bound: a restart on the worker id starts at once', async () => {
+    const first = await start();
+    expect((await workerRow(sql(), first.workerId)).lastTimestampMs).toBeGreaterThan(Date.now() + 29_000);
+    const ids = Array.from({ length: 3000 }, () => first.next());
+    const last = ids[ids.length - 1]!;
+    await first.close();
+    expect((await workerRow(sql(), first.workerId)).lastTimestampMs).toBe(decodeId(last).ms);
+    const startedAt = performance.now();
+    const again = await start();
+    expect(performance.now() - startedAt).toBeLessThan(500);
+    expect(again.workerId).toBe(first.workerId);
+    expect(again.next() > last).toBe(true);
+  });
+
+  it('refuses a safety margin below 5 ms and a start wait the lease cannot cover', async () => {
+    await expectSheafRejection(
+      start({ safetyMarginMs: 0 }),
+      'INVALID_ARGUMENT',
+      'safetyMarginMs must be an integer from 5 to 29999, not 0',
+    );
+    await expectSheafRejection(start({ safetyMarginMs: 4 }), 'INVALID_ARGUMENT', 'from 5', 'not 4');
+    await expectSheafRejection(
+      start({ leaseMs: 1000, safetyMarginMs: 100, maxStartWaitMs: 900 }),
+      'INVALID_ARGUMENT',
+      'maxStartWaitMs must be an integer from 0 to 899, not 900',
+    );
+    expect((await start({ safetyMarginMs: 5 })).workerId).toBe(0);
   });
 
   it('refuses bad options', async () => {

@@ -1,41 +1,15 @@
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
-import { formatTime } from '../format.js';
 import { idFloor } from '../id.js';
 import type { Layout } from '../layout.js';
-import { defaultLayout, layoutByName, type PresetName } from '../presets.js';
-import { type Clock, systemClock } from './clock.js';
-import { type IdKind, type IdOf, idKind } from './id-kind.js';
-import { messageOf } from './message-of.js';
-import { intOption } from './options.js';
-import { WorkerLease } from './worker-lease.js';
+import type { Clock } from './clock.js';
+import type { IdKind, IdOf } from './id-kind.js';
+import { clockMovedBackwards, leaseExpired, pastBound } from './snowflake-errors.js';
+import { type SnowflakeGeneratorOptions, snowflakeSettings } from './snowflake-options.js';
+import type { Renewal, WorkerLease } from './worker-lease.js';
+import { takeWorker } from './worker-takeover.js';
 
-/**
- * What {@link SnowflakeGenerator.start} takes; every option has a default.
- *
- * @example
- * const options: SnowflakeGeneratorOptions = { layout: 'twitter', leaseMs: 60_000, heartbeatMs: 5_000 };
- */
-export interface SnowflakeGeneratorOptions<K extends IdKind = 'bigint'> {
-  /** A preset name or a layout from `defineLayout`; the worker id is its shard field (default `sheaf`). */
-  readonly layout?: Layout | PresetName;
-  /** `'bigint'` (default) or `'number'`, which needs a layout whose ids stay below 2^53 (`js53`). */
-  readonly ids?: K;
-  /** Highest worker id to lease (default: the layout's largest shard). */
-  readonly maxWorker?: number;
-  /** Shown in `sheaf.workers.holder` (default `pid <pid>` and the host name when known). */
-  readonly holder?: string;
-  /** Lease length in ms (default 30,000). */
-  readonly leaseMs?: number;
-  /** Heartbeat period in ms (default 3,000). */
-  readonly heartbeatMs?: number;
-  /** Ids stop this long before the lease would expire without a heartbeat (default 10 % of leaseMs). */
-  readonly safetyMarginMs?: number;
-  /** A backwards clock step up to this is waited out; a larger one throws (default 5 ms). */
-  readonly maxBackwardsMs?: number;
-  /** Wall clock of the ids, monotonic clock of the lease (default {@link systemClock}). */
-  readonly clock?: Clock;
-}
+export type { SnowflakeGeneratorOptions } from './snowflake-options.js';
 
 /**
  * What {@link SnowflakeGenerator.stats} reports.
@@ -47,6 +21,8 @@ export interface SnowflakeStats {
   readonly workerId: number;
   /** Unix ms of the last id issued. */
   readonly lastTimestampMs: number;
+  /** Unix ms recorded by the last heartbeat that went through: no id carries a later time until the next. */
+  readonly boundMs: number;
   /** Ms until the generator stops issuing unless a heartbeat goes through (negative: stopped). */
   readonly leaseLeftMs: number;
   /** Failed heartbeats since the last one that went through. */
@@ -59,13 +35,21 @@ export interface SnowflakeStats {
 const stuckClockMs = 1000;
 /** Bigint low parts are precomputed per sequence up to this many sequence bits. */
 const lowTableBits = 16;
+/**
+ * Within a millisecond the deadline is checked every this many ids: the fast path stays a single
+ * comparison, and a wall clock that stalls cannot carry a fenced holder past its deadline.
+ */
+const checkEveryIds = 256;
 
 /**
  * Leaf-snowflake with the database in place of ZooKeeper: ids made in memory with a worker id
  * leased from `sheaf.workers`, kept by heartbeats. It never issues a duplicate rather than keep
- * going: it stops when its lease is lost or could not be renewed in time (fencing), refuses to start
- * when the worker id was last used at a time ahead of its clock, waits out a small backwards clock
- * step and throws on a larger one, and waits for the next millisecond when the sequence is used up.
+ * going: every heartbeat records a bound (its clock plus the lease) and no id is issued above the
+ * last bound that went through, so a successor that starts above the recorded value cannot repeat
+ * one, whatever the clocks did; it stops when its lease is lost or could not be renewed in time
+ * (fencing), refuses to start when the worker id was last used further ahead of its clock than
+ * `maxStartWaitMs` (and waits when it is less), waits out a small backwards clock step and throws on
+ * a larger one, and waits for the next millisecond when the sequence is used up.
  *
  * @example
  * const snowflake = await SnowflakeGenerator.start(executor, { layout: 'sheaf' });
@@ -78,6 +62,8 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
   private lastMs: number;
   private sequence: number;
   private readonly maxSequence: number;
+  /** The fast path serves sequences up to this one; the next goes through the deadline check. */
+  private checkAt: number;
   private timeBig = 0n;
   private timeNum = 0;
   private readonly number: boolean;
@@ -89,12 +75,15 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
   private failure: SheafError | undefined;
   /** Monotonic ms after which no id may be issued until a heartbeat extends it. */
   private deadline: number;
+  /** Wall ms above which no id may be issued until a heartbeat records a later bound. */
+  private boundMs: number;
 
   private constructor(
     private readonly lease: WorkerLease,
     private readonly clock: Clock,
     private readonly maxBackwardsMs: number,
     private readonly leaseMs: number,
+    renewal: Renewal,
     layout: Layout,
     kind: IdKind,
   ) {
@@ -105,7 +94,9 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
     // The first id comes after the worker's recorded timestamp: a full sequence forces the next ms.
     this.lastMs = lease.recordedMs;
     this.sequence = layout.maxSequence;
-    this.deadline = lease.firstDeadline;
+    this.checkAt = layout.maxSequence;
+    this.deadline = renewal.deadline;
+    this.boundMs = renewal.boundMs;
     this.workerBig = BigInt(lease.workerId) << layout.shardShift;
     this.workerNum = Number(this.workerBig);
     this.lows =
@@ -116,50 +107,30 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
 
   /**
    * Leases a worker id and starts heartbeating. Throws `WORKERS_EXHAUSTED` when every worker id is
-   * leased and `CLOCK_BEHIND_WORKER` when the id was last used at a time ahead of this clock.
+   * leased and `CLOCK_BEHIND_WORKER` when the id was last used further ahead of this clock than
+   * `maxStartWaitMs`.
    */
   static async start<K extends IdKind = 'bigint'>(
     executor: SqlExecutor,
     options: SnowflakeGeneratorOptions<K> = {},
   ): Promise<SnowflakeGenerator<K>> {
-    const layout =
-      typeof options.layout === 'string' ? layoutByName(options.layout) : (options.layout ?? defaultLayout);
-    const kind = idKind(options.ids ?? 'bigint');
-    if (kind === 'number' && !layout.safeIntegerIds) {
-      throw new SheafError(
-        'INVALID_ARGUMENT',
-        `ids: 'number' needs a layout whose ids stay below 2^53, not "${layout.name}"`,
-      );
-    }
-    const leaseMs = intOption('leaseMs', options.leaseMs, 30_000, 100, 2 ** 31 - 1);
-    const safetyMarginMs = intOption('safetyMarginMs', options.safetyMarginMs, Math.ceil(leaseMs / 10), 0, leaseMs - 1);
-    const heartbeatMs = intOption('heartbeatMs', options.heartbeatMs, 3_000, 1, leaseMs - safetyMarginMs - 1);
-    const clock = options.clock ?? systemClock;
-    const settings = {
-      holder: options.holder ?? defaultHolder(),
-      leaseMs,
-      heartbeatMs,
-      safetyMarginMs,
-      maxWorker: intOption('maxWorker', options.maxWorker, layout.maxShard, 0, layout.maxShard),
+    const settings = snowflakeSettings(options);
+    const { clock, leaseMs } = settings.lease;
+    const { lease, renewal } = await takeWorker(executor, settings);
+    const generator = new SnowflakeGenerator<K>(
+      lease,
       clock,
-    };
-    const maxBackwardsMs = intOption('maxBackwardsMs', options.maxBackwardsMs, 5, 0, 60_000);
-    const lease = await WorkerLease.acquire(executor, settings);
-    const now = clock.now();
-    if (lease.recordedMs - now > maxBackwardsMs) {
-      await lease.release(lease.recordedMs).catch(() => false);
-      throw new SheafError(
-        'CLOCK_BEHIND_WORKER',
-        `worker ${lease.workerId} was last used at ${formatTime(lease.recordedMs)}, ${lease.recordedMs - now} ms ` +
-          `ahead of this clock (${formatTime(now)}): refusing to start, its ids could repeat`,
-        { details: { workerId: lease.workerId, recordedMs: lease.recordedMs, nowMs: now, maxBackwardsMs } },
-      );
-    }
-    const generator = new SnowflakeGenerator<K>(lease, clock, maxBackwardsMs, leaseMs, layout, kind);
+      settings.maxBackwardsMs,
+      leaseMs,
+      renewal,
+      settings.layout,
+      settings.kind,
+    );
     lease.keepAlive({
-      lastTimestampMs: () => Math.max(generator.lastMs, clock.now()),
-      renewed: (deadline) => {
+      lastTimestampMs: () => generator.lastMs,
+      renewed: ({ deadline, boundMs }) => {
         generator.deadline = Math.max(generator.deadline, deadline);
+        generator.boundMs = Math.max(generator.boundMs, boundMs);
       },
       lost: (error) => {
         generator.failure ??= error;
@@ -172,7 +143,7 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
   next(): IdOf<K> {
     if (this.failure !== undefined) throw this.failure;
     const now = this.clock.now();
-    if (now === this.lastMs && this.sequence < this.maxSequence) return this.compose(++this.sequence);
+    if (now === this.lastMs && this.sequence < this.checkAt) return this.compose(++this.sequence);
     return this.advance(now);
   }
 
@@ -181,20 +152,24 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
     return {
       workerId: this.workerId,
       lastTimestampMs: this.lastMs,
+      boundMs: this.boundMs,
       leaseLeftMs: Math.round(this.deadline - this.clock.monotonic()),
       heartbeatFailures: this.lease.failures,
       stopped: this.failure?.message,
     };
   }
 
-  /** Stops heartbeats and releases the worker id (recording the last timestamp); idempotent. */
+  /**
+   * Stops heartbeats and releases the worker id, recording the last millisecond issued (not the
+   * bound), so a restart on it need not wait; idempotent.
+   */
   async close(): Promise<void> {
     if (this.failure?.code === 'GENERATOR_CLOSED') return;
     this.failure = new SheafError('GENERATOR_CLOSED', `snowflake generator of worker ${this.workerId} is closed`, {
       details: { workerId: this.workerId },
     });
-    // A release that fails is harmless: the lease expires by itself.
-    await this.lease.release(Math.max(this.lastMs, this.clock.now())).catch(() => false);
+    // A release that fails is harmless: the lease expires by itself, the bound it recorded stands.
+    await this.lease.release(this.lastMs).catch(() => undefined);
   }
 
   private compose(sequence: number): IdOf<K> {
@@ -203,27 +178,43 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
     return (this.timeBig + (lows !== undefined ? lows[sequence]! : this.workerBig | BigInt(sequence))) as IdOf<K>;
   }
 
-  /** The slow path: a backwards step, a used-up sequence or a new millisecond. */
+  /** The slow path: a deadline check within the ms, a backwards step, a used-up sequence or a new ms. */
   private advance(now: number): IdOf<K> {
     if (now < this.lastMs) now = this.waitBackwards(now);
     if (now === this.lastMs) {
-      if (this.sequence < this.maxSequence) return this.compose(++this.sequence);
+      if (this.sequence < this.maxSequence) {
+        this.checkDeadline();
+        this.checkAt = Math.min(this.maxSequence, this.sequence + checkEveryIds);
+        return this.compose(++this.sequence);
+      }
       now = this.waitPast(this.lastMs);
     }
-    if (this.clock.monotonic() > this.deadline) throw this.expired();
+    this.checkDeadline();
+    if (now > this.boundMs) {
+      // Normally a forward clock step since the last heartbeat: the next one records a later bound.
+      this.lease.renewSoon();
+      throw pastBound(this.lease, this.boundMs, now);
+    }
     // idFloor refuses times before the epoch or past the layout's end.
     this.timeBig = idFloor(now, this.layout);
     this.timeNum = Number(this.timeBig);
     this.lastMs = now;
     this.sequence = 0;
+    this.checkAt = Math.min(this.maxSequence, checkEveryIds);
     return this.compose(0);
+  }
+
+  private checkDeadline(): void {
+    if (this.clock.monotonic() > this.deadline) throw leaseExpired(this.lease, this.leaseMs);
   }
 
   /** Spins until the clock is back at the last id's millisecond, if the step is small enough. */
   private waitBackwards(now: number): number {
     const limit = this.clock.monotonic() + 2 * (this.lastMs - now) + 10;
     while (now < this.lastMs) {
-      if (this.lastMs - now > this.maxBackwardsMs || this.clock.monotonic() > limit) throw this.backwards(now);
+      if (this.lastMs - now > this.maxBackwardsMs || this.clock.monotonic() > limit) {
+        throw clockMovedBackwards(this.workerId, this.lastMs, now, this.maxBackwardsMs);
+      }
       now = this.clock.now();
     }
     return now;
@@ -235,38 +226,9 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
     for (;;) {
       const now = this.clock.now();
       if (now > ms) return now;
-      if (ms - now > this.maxBackwardsMs || this.clock.monotonic() > limit) throw this.backwards(now);
+      if (ms - now > this.maxBackwardsMs || this.clock.monotonic() > limit) {
+        throw clockMovedBackwards(this.workerId, this.lastMs, now, this.maxBackwardsMs);
+      }
     }
   }
-
-  private backwards(now: number): SheafError {
-    const behind = this.lastMs - now;
-    const what =
-      behind > this.maxBackwardsMs
-        ? `moved backwards by ${behind} ms, more than maxBackwardsMs ${this.maxBackwardsMs}`
-        : `did not get past ${formatTime(this.lastMs)} in time`;
-    return new SheafError(
-      'CLOCK_MOVED_BACKWARDS',
-      `worker ${this.workerId}: the clock ${what} (last id at ${formatTime(this.lastMs)}, clock at ` +
-        `${formatTime(now)}); no ids until it catches up`,
-      { details: { workerId: this.workerId, lastMs: this.lastMs, nowMs: now, maxBackwardsMs: this.maxBackwardsMs } },
-    );
-  }
-
-  private expired(): SheafError {
-    const last = this.lease.lastError;
-    return new SheafError(
-      'LEASE_EXPIRED',
-      `worker ${this.workerId}: no heartbeat went through in time (lease ${this.leaseMs} ms; ` +
-        `${this.lease.failures} failed, last: ${messageOf(last)}); ` +
-        'stopped issuing before the lease could expire',
-      { cause: last, details: { workerId: this.workerId, leaseMs: this.leaseMs, failures: this.lease.failures } },
-    );
-  }
-}
-
-function defaultHolder(): string {
-  const host = globalThis.process?.env?.HOSTNAME;
-  const pid = globalThis.process?.pid;
-  return `pid ${pid ?? '?'}${host ? ` on ${host}` : ''}`;
 }

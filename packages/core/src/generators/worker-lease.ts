@@ -1,4 +1,4 @@
-import { isSheafError, type SheafError } from '../errors.js';
+import { isSheafError, SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import type { Clock } from './clock.js';
 import { type DialectSql, sqlFor } from './dialect-sql.js';
@@ -11,20 +11,29 @@ interface LeaseQueries {
   readonly release: string;
 }
 
-/** The SQL of worker leases per dialect: lease → (worker_id, lease_token, last_timestamp_ms). */
+/**
+ * The SQL of worker leases per dialect: lease → (worker_id, lease_token, last_timestamp_ms).
+ * Release is an update of the row rather than `release_worker`, which only ever raises the
+ * recorded timestamp: the heartbeats record a bound ahead of the clock, and a clean release must be
+ * able to bring it back down to the last millisecond actually issued (the token proves ownership).
+ */
 const leaseSql: DialectSql<LeaseQueries> = {
   postgres: {
     lease:
       'select worker_id, lease_token::text as lease_token, last_timestamp_ms::text as last_timestamp_ms ' +
       'from sheaf.lease_worker($1, $2::integer, $3::integer)',
     heartbeat: 'select sheaf.heartbeat_worker($1::integer, $2::uuid, $3::bigint, $4::integer) as expires_at',
-    release: 'select sheaf.release_worker($1::integer, $2::uuid, $3::bigint) as released',
+    release:
+      'update sheaf.workers set holder = null, lease_token = null, expires_at = null, last_timestamp_ms = $1::bigint ' +
+      'where worker_id = $2::integer and lease_token = $3::uuid',
   },
   // Autocommit: each statement of the lease procedure commits, so no row lock outlives the call.
   mysql: {
     lease: 'call sheaf_lease_worker(?, ?, ?)',
     heartbeat: 'select sheaf_heartbeat_worker(?, ?, ?, ?) as expires_ms',
-    release: 'select sheaf_release_worker(?, ?, ?) as released',
+    release:
+      'update sheaf_workers set holder = null, lease_token = null, expires_ms = null, last_timestamp_ms = ? ' +
+      'where worker_id = ? and lease_token = ?',
   },
 };
 
@@ -38,26 +47,37 @@ export interface LeaseSettings {
   readonly clock: Clock;
 }
 
+/** What a heartbeat that went through allows: ids up to `boundMs` (wall) until `deadline` (monotonic). */
+export interface Renewal {
+  readonly deadline: number;
+  readonly boundMs: number;
+}
+
 /** What the lease tells its generator, from the heartbeat loop. */
 export interface LeaseEvents {
-  /** How far the holder's clock got: recorded with every heartbeat. */
+  /** The last millisecond issued: the bound recorded never falls below it. */
   lastTimestampMs(): number;
-  /** A heartbeat went through: ids may be issued until `deadline` (monotonic ms). */
-  renewed(deadline: number): void;
+  /** A heartbeat went through. */
+  renewed(renewal: Renewal): void;
   /** The database refused a heartbeat (LEASE_LOST): another holder may own the worker id now. */
   lost(error: SheafError): void;
 }
 
 /**
- * A worker id leased from the database's workers table, kept by heartbeats. The deadline is the
- * monotonic time a renewal was *sent* plus the lease, less a margin: the database set its expiry
- * after receiving the query, so the local deadline always falls before the database's expiry.
+ * A worker id leased from the database's workers table, kept by heartbeats. Each heartbeat records
+ * a bound, the holder's clock plus the lease: the holder issues no id above the last bound that
+ * went through, so whoever takes the worker id over after expiry, and starts above the recorded
+ * value, cannot repeat one of its ids, whatever either clock did. The deadline (monotonic time the
+ * renewal was *sent*, plus the lease, less the margin) stops the holder before the database's
+ * expiry, which it set after receiving the query.
  */
 export class WorkerLease {
   /** Failed heartbeats since the last one that went through. */
   failures = 0;
   lastError: unknown;
   private readonly stop = new AbortController();
+  /** Aborted to cut the current pause between heartbeats short. */
+  private wake = new AbortController();
 
   private constructor(
     private readonly executor: SqlExecutor,
@@ -67,23 +87,40 @@ export class WorkerLease {
     readonly token: string,
     /** The highest timestamp recorded for this worker id by earlier holders. */
     readonly recordedMs: number,
-    /** Monotonic ms up to which ids may be issued. */
-    readonly firstDeadline: number,
   ) {}
 
   /** Leases the lowest free or expired worker id (WORKERS_EXHAUSTED when there is none). */
   static async acquire(executor: SqlExecutor, settings: LeaseSettings): Promise<WorkerLease> {
     const sql = sqlFor(executor, leaseSql, 'SnowflakeGenerator');
-    const sentAt = settings.clock.monotonic();
     const rows = await executor.query<{ worker_id: unknown; lease_token: unknown; last_timestamp_ms: unknown }>(
       sql.lease,
       [settings.holder, settings.leaseMs, settings.maxWorker],
     );
     const row = rows[0];
-    if (row === undefined) throw new Error('lease_worker returned no row');
-    const deadline = sentAt + settings.leaseMs - settings.safetyMarginMs;
+    if (row === undefined) {
+      throw new SheafError(
+        'WORKERS_EXHAUSTED',
+        `lease_worker returned no row for holder ${JSON.stringify(settings.holder)} (worker ids 0 to ` +
+          `${settings.maxWorker}): no worker id was leased`,
+        { details: { holder: settings.holder, maxWorker: settings.maxWorker, rows: rows.length } },
+      );
+    }
     const recorded = Number(int8(row.last_timestamp_ms, 'last_timestamp_ms'));
-    return new WorkerLease(executor, sql, settings, Number(row.worker_id), String(row.lease_token), recorded, deadline);
+    return new WorkerLease(executor, sql, settings, Number(row.worker_id), String(row.lease_token), recorded);
+  }
+
+  /**
+   * One heartbeat, recording the bound `max(lastTimestampMs, now) + leaseMs`; throws when it does not
+   * go through (LEASE_LOST when the database refused it).
+   */
+  async renew(lastTimestampMs: number): Promise<Renewal> {
+    const { clock, heartbeatMs, leaseMs, safetyMarginMs } = this.settings;
+    const sentAt = clock.monotonic();
+    const boundMs = Math.max(lastTimestampMs, clock.now()) + leaseMs;
+    const query = this.executor.query(this.sql.heartbeat, [this.workerId, this.token, boundMs, leaseMs]);
+    // A heartbeat that hangs must not hold up the next one; its late answer is simply ignored.
+    await withTimeout(query, Math.max(heartbeatMs, 1000), 'the heartbeat');
+    return { deadline: sentAt + leaseMs - safetyMarginMs, boundMs };
   }
 
   /** Starts heartbeating in the background (timers unref'd); `release()` stops it. */
@@ -91,38 +128,34 @@ export class WorkerLease {
     void this.beat(events);
   }
 
-  /** Stops heartbeats and frees the worker id, recording `lastTimestampMs` for the next holder. */
-  async release(lastTimestampMs: number): Promise<boolean> {
+  /**
+   * Sends the next heartbeat now instead of at the end of the current period, unless heartbeats are
+   * failing: then the period stands, so a caller retrying `next()` cannot hammer a database that is down.
+   */
+  renewSoon(): void {
+    if (this.failures === 0) this.wake.abort();
+  }
+
+  /**
+   * Stops heartbeats and frees the worker id, recording `lastIssuedMs` for the next holder: it must
+   * be the last millisecond issued under this lease (or the recorded value when none was).
+   */
+  async release(lastIssuedMs: number): Promise<void> {
     this.stop.abort();
-    const [row] = await this.executor.query<{ released: unknown }>(this.sql.release, [
-      this.workerId,
-      this.token,
-      lastTimestampMs,
-    ]);
-    // PostgreSQL answers a boolean, MySQL a 1 or 0.
-    return row?.released === true || Number(row?.released) === 1;
+    await this.executor.query(this.sql.release, [lastIssuedMs, this.workerId, this.token]);
   }
 
   private async beat(events: LeaseEvents): Promise<void> {
-    const { clock, heartbeatMs, leaseMs, safetyMarginMs } = this.settings;
     const { signal } = this.stop;
     while (!signal.aborted) {
-      await pause(heartbeatMs, signal);
+      await this.pause();
       if (signal.aborted) return;
-      const sentAt = clock.monotonic();
       try {
-        const query = this.executor.query(this.sql.heartbeat, [
-          this.workerId,
-          this.token,
-          events.lastTimestampMs(),
-          leaseMs,
-        ]);
-        // A heartbeat that hangs must not hold up the next one; its late answer is simply ignored.
-        await withTimeout(query, Math.max(heartbeatMs, 1000), 'the heartbeat');
+        const renewal = await this.renew(events.lastTimestampMs());
         if (signal.aborted) return;
         this.failures = 0;
         this.lastError = undefined;
-        events.renewed(sentAt + leaseMs - safetyMarginMs);
+        events.renewed(renewal);
       } catch (error) {
         if (signal.aborted) return;
         if (isSheafError(error, 'LEASE_LOST')) {
@@ -134,5 +167,15 @@ export class WorkerLease {
         this.lastError = error;
       }
     }
+  }
+
+  /** Waits one heartbeat period, or less when `renewSoon()` or `release()` is called meanwhile. */
+  private async pause(): Promise<void> {
+    const wake = new AbortController();
+    this.wake = wake;
+    const stop = () => wake.abort();
+    this.stop.signal.addEventListener('abort', stop, { once: true });
+    await pause(this.settings.heartbeatMs, wake.signal);
+    this.stop.signal.removeEventListener('abort', stop);
   }
 }
