@@ -4,7 +4,7 @@ import type { Dialect } from './dialects/dialect.js';
 export type Row = Record<string, unknown>;
 
 /**
- * The one interface sheaf talks to a database through. Build one with `pgExecutor`,
+ * The one interface sheaf talks to a database through. Build one with `pgExecutor`, `mariadbExecutor`,
  * `pgliteExecutor` or `mysql2Executor`; sheaf never imports a driver itself.
  *
  * 64-bit integers come back as strings (or bigints), never as lossy JavaScript numbers.

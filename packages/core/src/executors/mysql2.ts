@@ -1,4 +1,5 @@
 import { mysqlDialect } from '../dialects/mysql.js';
+import { SheafError } from '../errors.js';
 import type { Row, SqlExecutor } from '../executor.js';
 import { rethrow } from '../sql-errors.js';
 
@@ -37,8 +38,16 @@ export function mysql2Executor(db: Mysql2PoolLike | Mysql2ConnectionLike): SqlEx
       // Rows as objects, whatever the pool says: a row is then never mistaken for a result set.
       const options: QueryOptions = { sql, supportBigNumbers: true, bigNumberStrings: true, rowsAsArray: false };
       if (params) options.values = [...params];
-      const [rows] = await connection.query(options).catch(rethrow);
-      return firstResultSet(rows) as R[];
+      const answer = await connection.query(options).catch(rethrow);
+      if (fromMariadbDriver(answer)) {
+        throw new SheafError(
+          'INVALID_ARGUMENT',
+          'mysql2Executor was given a connection of the `mariadb` driver (it answered with rows carrying `meta`, ' +
+            "or an OK packet, not mysql2's [rows, fields]): use mariadbExecutor for it",
+          { details: { driver: 'mariadb', expected: 'mysql2' } },
+        );
+      }
+      return firstResultSet(answer[0]) as R[];
     },
     session: (fn) => fn(onConnection(connection)),
   });
@@ -68,6 +77,16 @@ export function mysql2Executor(db: Mysql2PoolLike | Mysql2ConnectionLike): SqlEx
 function firstResultSet(result: unknown): unknown[] {
   if (!Array.isArray(result)) return [];
   return Array.isArray(result[0]) ? result[0] : result;
+}
+
+/**
+ * The `mariadb` driver has the same `query` and `getConnection` and type-checks as mysql2; only its
+ * answers differ: a select's rows carry a `meta` property, a `call`'s result sets do, a write is an
+ * OK packet instead of an array. Read as mysql2's, they would silently be no rows.
+ */
+function fromMariadbDriver(answer: unknown): boolean {
+  if (!Array.isArray(answer)) return true;
+  return 'meta' in answer || (Array.isArray(answer[0]) && 'meta' in answer[0]);
 }
 
 function isPool(db: Mysql2PoolLike | Mysql2ConnectionLike): db is Mysql2PoolLike {
