@@ -4,6 +4,7 @@ import {
   isSheafError,
   mysql2Executor,
   presets,
+  type SqlExecutor,
   sheafTriggerSql,
   sqlVersion,
   uninstall,
@@ -154,12 +155,32 @@ describeTargets(
       const error = await uninstall(db().executor).catch((caught: unknown) => caught);
       expect(isSheafError(error, 'IN_USE')).toBe(true);
       expect(String((error as Error).message)).toContain('busy');
-      await uninstall(db().executor, { force: true });
+      const triggers = await db().executor.query<{ n: string }>(
+        'select trigger_name as n from information_schema.triggers where trigger_schema = database()',
+      );
+      expect(triggers.length).toBeGreaterThan(0);
+      // Each trigger goes in a statement of its own: MySQL 8 cannot prepare DROP TRIGGER (error 1295).
+      const sent: string[] = [];
+      const recording = (inner: SqlExecutor): SqlExecutor => ({
+        dialect: inner.dialect,
+        query: (sql, params) => {
+          sent.push(sql);
+          return inner.query(sql, params);
+        },
+        session: (fn) => inner.session((session) => fn(recording(session))),
+      });
+      await uninstall(recording(db().executor), { force: true });
+      expect(sent.filter((sql) => /^drop trigger /.test(sql))).toHaveLength(triggers.length);
+      expect(sent.filter((sql) => /\bprepare\b/.test(sql))).toEqual([]);
       const [left] = await db().executor.query<{ n: string }>(
         `select count(*) as n from information_schema.routines where routine_schema = database()
           and routine_name like 'sheaf%'`,
       );
       expect(Number(left?.n)).toBe(0);
+      const [leftTriggers] = await db().executor.query<{ n: string }>(
+        'select count(*) as n from information_schema.triggers where trigger_schema = database()',
+      );
+      expect(Number(leftTriggers?.n)).toBe(0);
       const [rows] = await db().executor.query<{ n: string }>('select count(*) as n from busy');
       expect(Number(rows?.n)).toBe(8_000);
       await db().executor.query('insert into busy (id, w, i) values (1, 0, 0)');
