@@ -58,6 +58,21 @@ describeTargets('install() keeps the configured shard and layout when options ar
     expect(decodeId(await issued(), presets.sheaf).shardId).toBe(8);
   });
 
+  // Files below these do not configure yet (sheaf_configure arrives in mysql 0002, postgres 0003).
+  const configuresFrom = dialect === 'mysql' ? 2 : 3;
+  it('upgrades from every earlier version without options, keeping the shard once one was configured', async () => {
+    const latest = sqlVersion(dialect);
+    for (let from = 1; from < latest; from++) {
+      await uninstall(db().executor, { force: true });
+      await install(db().executor, { shard: 7, upTo: from });
+      const upgraded = await install(db().executor);
+      expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, index) => from + index + 1));
+      const shard = from >= configuresFrom ? 7 : 0;
+      expect(await configured()).toMatchObject({ shard, layout: 'sheaf' });
+      expect(decodeId(await issued(), presets.sheaf).shardId).toBe(shard);
+    }
+  });
+
   it('a re-run without options does not forget that ids were issued: the layout stays locked', async () => {
     await uninstall(db().executor, { force: true });
     await install(db().executor, { shard: 2 });
