@@ -7,7 +7,7 @@ import {
   presets,
   sheafTriggerSql,
 } from '@sheaf/core';
-import mariadb from 'mariadb';
+import mariadb, { type Pool } from 'mariadb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
@@ -16,7 +16,7 @@ import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 describeTargets(
   'mariadbExecutor over the mariadb driver',
   (db) => {
-    let pool: mariadb.Pool;
+    let pool: Pool;
     beforeAll(() => {
       pool = mariadb.createPool(`${db().url!.replace(/^mysql:/, 'mariadb:')}?connectionLimit=4`);
     });
