@@ -7,8 +7,9 @@ import type { ClockSample } from './clock-sample.js';
  */
 export const skewWarnMs = 100;
 /**
- * Above this a worker id taken over from another machine can start before its last id's time
- * (SnowflakeGenerator's default safety margin is 3 s) and time ranges by id miss rows.
+ * Above this a SnowflakeGenerator taking over a worker id from another machine must wait out the
+ * skew beyond its `maxStartWaitMs` (1 s by default) and refuses to start, and time ranges by id
+ * miss rows.
  */
 export const skewFailMs = 1000;
 
