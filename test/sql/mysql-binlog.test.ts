@@ -68,6 +68,7 @@ describe.skipIf(missing !== undefined)(
     });
 
     it('after set global log_bin_trust_function_creators = 1: install, ids, triggers, tickets, segments, leases', async () => {
+      await executor.query('set global log_bin_trust_function_creators = 1');
       expect((await install(executor, { shard: 11 })).applied.length).toBeGreaterThan(0);
       const [one] = await executor.query<{ id: string }>('select sheaf_next_id() as id');
       expect(decodeId(one!.id, presets.sheaf).shardId).toBe(11);
