@@ -1,6 +1,7 @@
 import { SheafError, type SqlExecutor } from '@sheaf/core';
 import { display, displayPart, indexCopyName, q, qualified } from './online-names.js';
 import type { OnlineTable } from './online-plan.js';
+import { renamePredicateColumns } from './online-predicate.js';
 
 /** An index on widened columns, and the copy on their shadows that replaces it at the swap. */
 export interface IndexCopy {
@@ -25,12 +26,14 @@ interface IndexRow {
   con_type: string | null;
   deferrable: string;
   columns: { attnum: number; name: string | null; opclass: string | null; collation: string | null; option: number }[];
-  depends_on: number[];
+  expression_columns: number[];
+  predicate_columns: number[];
 }
 
 // Every index of the table that uses a widened column, with what it takes to rebuild it on other
 // columns: key and INCLUDE columns, non-default operator classes and collations, sort order, storage
-// options and predicate. indnullsnotdistinct exists from PostgreSQL 15 on, hence to_jsonb.
+// options and predicate, whose columns are read from the node trees (a whole-row reference is 0).
+// indnullsnotdistinct exists from PostgreSQL 15 on, hence to_jsonb.
 const indexesSql = `
   select i.indexrelid::int as oid, ic.relname as name, i.indisunique as unique, am.amname as method,
     i.indnkeyatts::int as key_count, coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false) as nulls_not_distinct,
@@ -45,8 +48,8 @@ const indexesSql = `
        with ordinality k(attnum, opclass, coll, opt, ord)
      left join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum
      left join pg_opclass oc on oc.oid = k.opclass left join pg_namespace ns on ns.oid = oc.opcnamespace) as columns,
-    array(select d.refobjsubid::int from pg_depend d where d.classid = 'pg_class'::regclass and d.objid = i.indexrelid
-      and d.refclassid = 'pg_class'::regclass and d.refobjid = i.indrelid and d.refobjsubid > 0) as depends_on
+    array(select m[1]::int from regexp_matches(coalesce(i.indexprs::text, ''), ':varattno (\\d+)', 'g') m) as expression_columns,
+    array(select m[1]::int from regexp_matches(coalesce(i.indpred::text, ''), ':varattno (\\d+)', 'g') m) as predicate_columns
   from pg_index i join pg_class ic on ic.oid = i.indexrelid join pg_am am on am.oid = ic.relam
   left join pg_constraint con on con.conindid = i.indexrelid and con.conrelid = i.indrelid and con.contype in ('p', 'u', 'x')
   where i.indrelid = $1 and ic.relname not like 'sheaf\\_online\\_index\\_%'
@@ -56,7 +59,11 @@ const indexesSql = `
         and d.refobjid = i.indrelid and d.refobjsubid = any($2::int[])))
   order by i.indisprimary desc, ic.relname`;
 
-/** The table's indexes on widened columns; one it cannot rebuild (expressions on them, exclusion constraints) is refused. */
+/**
+ * The table's indexes on widened columns. One it cannot rebuild is refused (UNSUPPORTED_KEY): an
+ * expression column, an expression or whole-row reference over a widened column, an exclusion
+ * constraint. Called before the first table is prepared, so a refusal changes nothing.
+ */
 export async function readIndexCopies(executor: SqlExecutor, entry: OnlineTable): Promise<IndexCopy[]> {
   const rows = await executor.query<IndexRow>(indexesSql, [entry.oid, entry.columns.map((c) => c.attnum)]);
   return rows.map((row) => ({
@@ -72,15 +79,19 @@ export async function readIndexCopies(executor: SqlExecutor, entry: OnlineTable)
 
 function createCopySql(entry: OnlineTable, row: IndexRow): string {
   const widened = new Map(entry.columns.map((c) => [c.attnum, c]));
-  const plain = new Set(row.columns.map((c) => c.attnum));
-  const hidden = row.depends_on.filter((attnum) => widened.has(attnum) && !plain.has(attnum));
-  if (row.con_type === 'x' || hidden.length > 0 || row.columns.some((c) => c.attnum === 0)) {
-    throw new SheafError(
-      'UNSUPPORTED_KEY',
-      `index ${displayPart(row.name)} on ${display(entry.table)} uses a widened column in an expression, a predicate or an exclusion constraint: --online cannot rebuild it; drop it first or migrate without --online`,
-      { details: { table: display(entry.table), index: row.name } },
-    );
-  }
+  const why =
+    row.con_type === 'x'
+      ? 'backs an exclusion constraint on a widened column'
+      : row.expression_columns.some((attnum) => attnum === 0 || widened.has(attnum))
+        ? 'has an expression over a widened column'
+        : row.columns.some((c) => c.attnum === 0)
+          ? 'has an expression column besides a widened column'
+          : row.predicate_columns.includes(0)
+            ? 'reads the whole row in its predicate'
+            : undefined;
+  if (why) throw unbuildable(entry, row, why);
+  // A predicate on a widened column is rebuilt over its shadow: the swap drops the old column.
+  const renames = new Map(entry.columns.map((c) => [c.column, c.shadow]));
   const columns = row.columns.map((c, position) => {
     const shadow = widened.get(c.attnum);
     if (position >= row.key_count) return q(shadow?.shadow ?? c.name!);
@@ -99,8 +110,16 @@ function createCopySql(entry: OnlineTable, row: IndexRow): string {
     ` using ${q(row.method)} (${columns.slice(0, row.key_count).join(', ')})${include}`,
     row.nulls_not_distinct ? ' nulls not distinct' : '',
     row.options ? ` with (${row.options})` : '',
-    row.predicate ? ` where ${row.predicate}` : '',
+    row.predicate ? ` where ${renamePredicateColumns(row.predicate, renames)}` : '',
   ].join('');
+}
+
+function unbuildable(entry: OnlineTable, row: IndexRow, why: string): SheafError {
+  return new SheafError(
+    'UNSUPPORTED_KEY',
+    `index ${displayPart(row.name)} on ${display(entry.table)} ${why}: --online cannot rebuild it on the shadow columns; drop it first or migrate without --online`,
+    { details: { table: display(entry.table), index: row.name } },
+  );
 }
 
 /** indoption bit 1 is DESC, bit 2 NULLS FIRST; each order's own default is left out. */

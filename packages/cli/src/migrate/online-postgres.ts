@@ -31,7 +31,7 @@ const phases: readonly OnlinePhase[] = ['prepared', 'backfilled', 'indexed', 'sw
  * Moves the inspected tables onto sheaf ids without holding a lock for long: shadow bigint columns
  * kept equal by a trigger, a batched backfill, indexes built concurrently, then one short swap.
  * Every step is recorded in `sheaf.online_migrations`, so running it again after an interruption
- * resumes where it stopped; on tables already migrated it prints "nothing to do".
+ * resumes where it stopped; when no column is left to change it prints "nothing to do".
  *
  * @example
  * await runOnlinePostgres(executor, await inspectPostgres(executor, { tables: ['orders'] }), processIo, { batchSize: 10_000 });
@@ -42,10 +42,14 @@ export async function runOnlinePostgres(
   io: Io,
   options: OnlineOptions = {},
 ): Promise<void> {
+  // The inspection lists only columns still to change, so a table migrated before (even one whose
+  // row says done, widened as a referencing table) is planned again exactly when it has work left.
+  const plan = await readPlan(executor, inspection);
+  // Refuses an index it could not copy before anything is changed, not after the backfill.
+  for (const entry of plan) await readIndexCopies(executor, entry);
   await ensureStateTable(executor);
   const resumed = await finishSwapped(executor, io);
   const states = await readStates(executor);
-  const plan = (await readPlan(executor, inspection)).filter((entry) => !reached(stateOf(states, entry), 'swapped'));
   if (plan.length === 0) {
     io.out(resumed.length > 0 ? `finished the online migration of ${resumed.join(', ')}\n` : 'nothing to do\n');
     return;
@@ -56,7 +60,8 @@ export async function runOnlinePostgres(
     onRetry: (attempt) => io.err(`online: a table lock was not granted in time (attempt ${attempt}), retrying\n`),
   };
   for (const entry of plan) {
-    if (stateOf(states, entry)) continue;
+    const state = stateOf(states, entry);
+    if (state && state.phase !== 'done') continue;
     await prepareTable(executor, entry, policy);
     io.err(
       `online: added ${entry.columns.map((c) => c.shadow).join(', ')} and a copy trigger to ${display(entry.table)}\n`,

@@ -8,6 +8,8 @@ import { type OnlineTable, sameTable } from './online-plan.js';
 export interface TableObjects {
   readonly indexes: readonly IndexCopy[];
   readonly checks: readonly CheckConstraint[];
+  /** Column grants, statistics targets and options of the old columns, restated on the renamed shadows. */
+  readonly columnSettings: readonly string[];
 }
 
 /** The swap's statements, and per table what to run once it committed. */
@@ -19,8 +21,9 @@ export interface SwapSql {
 /**
  * The statements of the swap transaction, in order: dependents and foreign keys out, old columns
  * (with their indexes, constraints and owned sequence or identity) dropped, shadows renamed into
- * place, prepared indexes attached, foreign keys back as `not valid`, dependents re-created. Every
- * statement changes only the catalog: NOT NULL is proved by the validated checks, indexes exist.
+ * place, prepared indexes attached, column grants and settings restated, foreign keys back as
+ * `not valid`, dependents re-created. Every statement changes only the catalog: NOT NULL is proved
+ * by the validated checks, indexes exist.
  */
 export function swapSql(
   inspection: Inspection,
@@ -43,6 +46,7 @@ export function swapSql(
           `alter table ${qualified(entry.table)} add constraint ${q(check.name)} ${notValid(check.definition)}`,
       ),
     ),
+    ...plan.flatMap((entry) => objects.get(entry)?.columnSettings ?? []),
     ...inspection.foreignKeys.map(
       (fk) => `alter table ${qualified(fk.table)} add constraint ${q(fk.name)} ${notValid(fk.definition)}`,
     ),

@@ -1,6 +1,7 @@
 import { SheafError, type SqlExecutor } from '@sheaf/core';
 import type { Inspection } from './model.js';
 import { readCheckConstraints } from './online-checks.js';
+import { readColumnSettings } from './online-column-settings.js';
 import { readIndexCopies } from './online-indexes.js';
 import { display, displayPart, q, qualified } from './online-names.js';
 import type { OnlineTable } from './online-plan.js';
@@ -11,7 +12,7 @@ import { type LockPolicy, lockingTransaction } from './online-transaction.js';
 /**
  * Swaps every table onto its shadow columns in one transaction under ACCESS EXCLUSIVE locks, taken
  * together up front and bounded by the lock policy; resolves to how long the locks were held (ms).
- * Before changing anything it re-reads the indexes and CHECK constraints on the old columns (an index
+ * Before changing anything it re-reads the indexes, CHECK constraints, grants and settings of the old columns (an index
  * added since the copies were built fails the swap, and a re-run copies it) and re-checks that no key reached sheaf's floor meanwhile.
  */
 export async function swapTables(
@@ -31,6 +32,7 @@ export async function swapTables(
       objects.set(entry, {
         indexes: await readIndexCopies(session, entry),
         checks: await readCheckConstraints(session, entry),
+        columnSettings: await readColumnSettings(session, entry),
       });
     }
     await requireCopies(session, plan, objects);
