@@ -121,7 +121,8 @@ async function checkBinlogTrust(session: SqlExecutor): Promise<void> {
       'SERVER_CONFIG',
       'binary logging is on and log_bin_trust_function_creators is off, so the server refuses sheaf_next_id() ' +
         '(it writes data and reads the clock): run `set global log_bin_trust_function_creators = 1` as an admin ' +
-        '(and put it in the server config), or on MySQL 8 use the app-side generators',
+        '(and put it in the server config; on RDS and Aurora, the DB parameter group): every sheaf install needs it, ' +
+        'also for the app-side generators, whose routines include functions that write',
       { details: { setting: 'log_bin_trust_function_creators', binlogFormat: String(row.format) } },
     );
   }
