@@ -69,14 +69,22 @@ async function expectMigrated(sql: SqlExecutor): Promise<void> {
        and c.adrelid = 'categories'::regclass and c.adnum = (select attnum from pg_attribute where attrelid = 'categories'::regclass and attname = 'id')`,
   );
   expect(defaults).toEqual({ orders: 'sheaf.next_id()', categories: 'sheaf.next_id()' });
-  // serial's sequence and the identity's are retired with the old columns.
-  expect(
-    await sql.query(`select relname from pg_class where relname in ('orders_id_seq', 'categories_id_seq')`),
-  ).toEqual([]);
-  const [identity] = await sql.query<{ kind: string }>(
-    `select attidentity::text as kind from pg_attribute where attrelid = 'categories'::regclass and attname = 'id'`,
+  // serial's sequence and the identity's are retired with the old columns; keys bigint already
+  // (bigserial, a bigint identity) keep their column and lose their generator the same way.
+  const keys = await sql.query<{ table: string; identity: string; default: string | null }>(
+    `select attrelid::regclass::text as table, attidentity::text as identity, pg_get_expr(d.adbin, d.adrelid) as default
+     from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+     where attrelid in ('categories'::regclass, 'shipments'::regclass, 'audit_log'::regclass) and attname = 'id'
+     order by 1`,
   );
-  expect(identity?.kind).toBe('');
+  expect(keys).toEqual(
+    ['audit_log', 'categories', 'shipments'].map((table) => ({ table, identity: '', default: 'sheaf.next_id()' })),
+  );
+  expect(
+    await sql.query(
+      `select relname from pg_class where relname in ('orders_id_seq', 'categories_id_seq', 'shipments_id_seq', 'audit_log_id_seq')`,
+    ),
+  ).toEqual([]);
   const triggers = await sql.query<{ name: string }>(
     `select tgname as name from pg_trigger where tgrelid = 'orders'::regclass and not tgisinternal order by 1`,
   );
@@ -106,7 +114,7 @@ describeTargets(
         expect(run.code, run.stderr).toBe(0);
         expect(run.stdout).toMatch(/^migrated .*public\.orders.* online \(swap held locks \d+ ms\)$/m);
         expect(run.stderr).toMatch(/^backfill public\.order_lines: 1200\/1200 rows \(100%\)/m);
-        expect(run.stderr).toMatch(/^online: swapped 11 table\(s\) in one transaction; locks held [\d.]+ ms$/m);
+        expect(run.stderr).toMatch(/^online: swapped 12 table\(s\) in one transaction; locks held [\d.]+ ms$/m);
 
         await withSql(url, async (sql) => {
           expect(await contents(sql)).toEqual(before);

@@ -45,7 +45,11 @@ const catalogSql = `
      where i.indrelid = c.oid and i.indisprimary) as key
   from pg_class c where c.oid = to_regclass($1)`;
 
-/** Reads, for every table with widened columns, what the online phases need; primary-key tables first. */
+/**
+ * Reads, for every table with widened columns, what the online phases need; primary-key tables
+ * first. A migrated table whose key is `bigint` already (`bigserial`, a bigint identity) comes last
+ * with no columns: it has nothing to copy, and the swap only moves its default onto sheaf ids.
+ */
 export async function readPlan(executor: SqlExecutor, inspection: Inspection): Promise<OnlineTable[]> {
   const plan: OnlineTable[] = [];
   for (const column of inspection.columns) {
@@ -53,6 +57,10 @@ export async function readPlan(executor: SqlExecutor, inspection: Inspection): P
     const names = inspection.columns.filter((c) => sameTable(c.table, column.table)).map((c) => c.column);
     const migrated = inspection.tables.find((t) => sameTable(t.table, column.table));
     plan.push(await readTable(executor, column.table, names, migrated));
+  }
+  for (const migrated of inspection.tables) {
+    if (plan.some((entry) => sameTable(entry.table, migrated.table))) continue;
+    plan.push(await readTable(executor, migrated.table, [], migrated));
   }
   return plan;
 }
@@ -65,10 +73,11 @@ async function readTable(
 ): Promise<OnlineTable> {
   const [row] = await executor.query<CatalogRow>(catalogSql, [qualified(table)]);
   if (!row) throw new SheafError('UNKNOWN_TABLE', `no table ${display(table)}: it was dropped or renamed`);
-  if (row.relkind !== 'r') {
+  if (names.length > 0 && row.relkind !== 'r') {
     throw unsupported(table, 'is partitioned (or not a plain table): --online copies plain tables only');
   }
-  if (!row.key) throw unsupported(table, 'has no primary key to backfill by: migrate it without --online');
+  if (names.length > 0 && !row.key)
+    throw unsupported(table, 'has no primary key to backfill by: migrate it without --online');
   const columns = names.map((name) => {
     const found = row.columns.find((c) => c.name === name);
     if (!found) throw new SheafError('UNKNOWN_TABLE', `no column ${name} in ${display(table)}`);
@@ -82,7 +91,7 @@ async function readTable(
       comment: found.comment,
     };
   });
-  return { table, oid: row.oid, columns, keyColumns: row.key, migrated };
+  return { table, oid: row.oid, columns, keyColumns: row.key ?? [], migrated };
 }
 
 /** Whether two names are the same table. */

@@ -61,7 +61,7 @@ export async function runOnlinePostgres(
   };
   for (const entry of plan) {
     const state = stateOf(states, entry);
-    if (state && state.phase !== 'done') continue;
+    if (entry.columns.length === 0 || (state && state.phase !== 'done')) continue;
     await prepareTable(executor, entry, policy);
     io.err(
       `online: added ${entry.columns.map((c) => c.shadow).join(', ')} and a copy trigger to ${display(entry.table)}\n`,
@@ -103,7 +103,7 @@ async function backfillAll(executor: SqlExecutor, plan: readonly OnlineTable[], 
  * exists already is skipped (or validated again, which is instant).
  */
 async function prepareIndexes(executor: SqlExecutor, plan: readonly OnlineTable[], io: Io) {
-  for (const entry of plan) {
+  for (const entry of plan.filter((e) => e.columns.length > 0)) {
     const copies = await readIndexCopies(executor, entry);
     await buildIndexCopies(executor, entry, copies);
     for (const column of entry.columns.filter((c) => c.notNull)) {

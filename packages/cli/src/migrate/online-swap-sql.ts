@@ -88,13 +88,15 @@ function notValid(definition: string): string {
 function replaceColumns(entry: OnlineTable): string[] {
   const table = qualified(entry.table);
   const key = entry.migrated?.primaryKey.column;
+  const keyKept = key !== undefined && !entry.columns.some((c) => c.column === key);
+  if (entry.columns.length === 0) return keepKey(entry);
   return [
     `drop trigger ${q(copyTriggerName)} on ${table}`,
     `drop function ${qualified(copyFunction(entry.oid))}()`,
-    ...retireSequence(entry),
+    ...(keyKept ? keepKey(entry) : retireSequence(entry)),
     // Takes the old columns' indexes, constraints and identity sequences with them.
     `alter table ${table} ${entry.columns.map((c) => `drop column ${q(c.column)}`).join(', ')}`,
-    ...(entry.migrated?.generator.kind === 'sequence' && entry.migrated.generator.owned
+    ...(!keyKept && entry.migrated?.generator.kind === 'sequence' && entry.migrated.generator.owned
       ? [`drop sequence ${qualified(entry.migrated.generator.sequence)}`]
       : []),
     ...entry.columns.map((c) => `alter table ${table} rename column ${q(c.shadow)} to ${q(c.column)}`),
@@ -120,6 +122,20 @@ function retireSequence(entry: OnlineTable): string[] {
   if (generator?.kind !== 'sequence') return [];
   const column = `${qualified(entry.table)} alter column ${q(entry.migrated!.primaryKey.column)}`;
   return [`alter table ${column} drop default`, `alter sequence ${qualified(generator.sequence)} owned by none`];
+}
+
+/** A key already bigint keeps its column: its sequence or identity is retired and sheaf's default set, as offline. */
+function keepKey(entry: OnlineTable): string[] {
+  const migrated = entry.migrated;
+  if (!migrated) return [];
+  const column = `${qualified(entry.table)} alter column ${q(migrated.primaryKey.column)}`;
+  const generator = migrated.generator;
+  return [
+    ...(generator.kind === 'identity' ? [`alter table ${column} drop identity`] : []),
+    ...retireSequence(entry),
+    ...(generator.kind === 'sequence' && generator.owned ? [`drop sequence ${qualified(generator.sequence)}`] : []),
+    `alter table ${column} set default sheaf.next_id()`,
+  ];
 }
 
 function attachIndex(entry: OnlineTable, index: IndexCopy): string {

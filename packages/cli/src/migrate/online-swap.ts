@@ -80,10 +80,12 @@ async function requireBelowFloor(
   plan: readonly OnlineTable[],
 ): Promise<void> {
   for (const entry of plan) {
-    const key = entry.columns.find((c) => c.column === entry.migrated?.primaryKey.column);
-    if (!key) continue;
+    const name = entry.migrated?.primaryKey.column;
+    if (name === undefined) continue;
+    // The shadow of a widened key; a key already bigint is read as it is.
+    const column = entry.columns.find((c) => c.column === name)?.shadow ?? name;
     const [row] = await session.query<{ max: string | null }>(
-      `select max(${q(key.shadow)})::text as max from ${qualified(entry.table)}`,
+      `select max(${q(column)})::text as max from ${qualified(entry.table)}`,
     );
     if (row?.max == null || BigInt(row.max) < inspection.sheafFloor) continue;
     throw new SheafError(
