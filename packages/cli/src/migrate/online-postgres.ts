@@ -31,7 +31,7 @@ const phases: readonly OnlinePhase[] = ['prepared', 'backfilled', 'indexed', 'sw
  * Moves the inspected tables onto sheaf ids without holding a lock for long: shadow bigint columns
  * kept equal by a trigger, a batched backfill, indexes built concurrently, then one short swap.
  * Every step is recorded in `sheaf.online_migrations`, so running it again after an interruption
- * resumes where it stopped; when no column is left to change it prints "nothing to do".
+ * resumes where it stopped; when nothing is left to change it prints "nothing to do".
  *
  * @example
  * await runOnlinePostgres(executor, await inspectPostgres(executor, { tables: ['orders'] }), processIo, { batchSize: 10_000 });
