@@ -9,7 +9,7 @@ import { type OnlineTable, readPlan, sameTable } from './online-plan.js';
 import { prepareTable } from './online-prepare.js';
 import { ensureStateTable, type OnlinePhase, type OnlineState, readStates, updateState } from './online-state.js';
 import { swapTables } from './online-swap.js';
-import type { LockPolicy } from './online-transaction.js';
+import { type LockPolicy, lockConflict } from './online-transaction.js';
 
 /** Tuning of `sheaf migrate --online`. */
 export interface OnlineOptions {
@@ -57,7 +57,7 @@ export async function runOnlinePostgres(
   const policy: LockPolicy = {
     lockTimeoutMs: options.lockTimeoutMs ?? 2000,
     attempts: options.lockAttempts ?? 10,
-    onRetry: (attempt) => io.err(`online: a table lock was not granted in time (attempt ${attempt}), retrying\n`),
+    onRetry: (attempt, error) => io.err(`online: ${lockConflict(error)} (attempt ${attempt}), retrying\n`),
   };
   for (const entry of plan) {
     const state = stateOf(states, entry);

@@ -10,12 +10,17 @@ export interface LockPolicy {
   readonly onRetry?: (attempt: number, error: unknown) => void;
 }
 
-/** lock_not_available: raised when lock_timeout expires. */
-const lockNotAvailable = '55P03';
+/**
+ * lock_not_available (lock_timeout expired) and deadlock_detected: either way the server rolled the
+ * whole transaction back, so running it again from the start is safe. A deadlock is the swap
+ * meeting an application transaction that locks the same tables in another order (an insert
+ * checking a foreign key takes a lock on the referenced table).
+ */
+const retryable = new Set(['55P03', '40P01']);
 
 /**
  * Runs `work` in one transaction with `lock_timeout` set, retrying it from the start (after a growing
- * pause) when a lock was not granted in time, so a long-running query on the table delays the
+ * pause) when a lock was not granted in time or a deadlock cancelled it, so a long-running query on the table delays the
  * migration instead of stalling the application's queries queued behind the migration's lock request.
  */
 export async function lockingTransaction<T>(
@@ -30,7 +35,7 @@ export async function lockingTransaction<T>(
         return work(session);
       });
     } catch (error) {
-      if (!isLockTimeout(error) || attempt >= policy.attempts) throw error;
+      if (!isLockConflict(error) || attempt >= policy.attempts) throw error;
       policy.onRetry?.(attempt, error);
       await sleep(Math.min(200 * 2 ** attempt, 10_000));
     }
@@ -52,10 +57,17 @@ export function transaction<T>(executor: SqlExecutor, work: (session: SqlExecuto
   });
 }
 
-/** Whether `error` is PostgreSQL's lock timeout. */
-export function isLockTimeout(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === lockNotAvailable;
+/** Whether `error` is PostgreSQL's lock timeout or a deadlock this transaction lost. */
+function isLockConflict(error: unknown): boolean {
+  return retryable.has(String((error as { code?: unknown } | null)?.code));
 }
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Why {@link lockingTransaction} is retrying, for the progress output. */
+export function lockConflict(error: unknown): string {
+  return (error as { code?: unknown } | null)?.code === '40P01'
+    ? 'a deadlock with another transaction rolled the step back'
+    : 'a table lock was not granted in time';
+}
