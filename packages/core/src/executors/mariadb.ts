@@ -2,6 +2,7 @@ import { mysqlDialect } from '../dialects/mysql.js';
 import { isSheafError, SheafError } from '../errors.js';
 import type { Row, SqlExecutor } from '../executor.js';
 import { fromDatabaseError } from '../sql-errors.js';
+import { withPooledSessions } from './pooled-sessions.js';
 
 interface MariadbQueryOptions {
   sql: string;
@@ -50,21 +51,7 @@ export function mariadbExecutor(db: MariadbPoolLike | MariadbConnectionLike): Sq
     session: (fn) => fn(onConnection(connection)),
   });
   if (!isPool(db)) return onConnection(db);
-  return {
-    ...onConnection(db),
-    async session(fn) {
-      const connection = await db.getConnection();
-      try {
-        const result = await fn(onConnection(connection));
-        connection.release();
-        return result;
-      } catch (error) {
-        // A failed session may hold a transaction or GET_LOCK: drop the connection, never reuse it.
-        connection.destroy();
-        throw error;
-      }
-    },
-  };
+  return withPooledSessions(onConnection(db), () => db.getConnection(), onConnection);
 }
 
 /**
