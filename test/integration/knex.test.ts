@@ -110,6 +110,16 @@ describeTargets('knex', (db, target) => {
     },
   );
 
+  it.skipIf(target === 'mariadb')(
+    'knexExecutor maps a wrong-type argument of a sheaf function to INVALID_ARGUMENT (PostgreSQL SQLSTATEs)',
+    async () => {
+      await k.migrate.latest({ migrationSource });
+      const executor = knexExecutor(k);
+      await expectSheafRejection(executor.query('select sheaf.next_id($1) as id', ['x']), 'INVALID_ARGUMENT');
+      await expectSheafRejection(executor.query('select sheaf.next_ids(1.5) as id'), 'INVALID_ARGUMENT');
+    },
+  );
+
   it('migrations down: tables dropped, sheaf uninstalled', async () => {
     await k.migrate.latest({ migrationSource });
     await k.migrate.rollback({ migrationSource }, true);

@@ -76,7 +76,8 @@ function fromMysqlErrno(errno: unknown, sqlState: unknown, message: string, caus
 function fromArgumentError(state: unknown, message: string, cause: unknown, sql?: string): SheafError | undefined {
   const details = { sqlState: state };
   if (state === '42883') {
-    const missing = /^function (sheaf\.\w+)\((.*)\) does not exist$/.exec(message);
+    // Unanchored at the start: knex puts the statement and ' - ' before the server's message.
+    const missing = /\bfunction (sheaf\.\w+)\((.*)\) does not exist$/.exec(message);
     if (!missing) return undefined;
     return new SheafError(
       'INVALID_ARGUMENT',

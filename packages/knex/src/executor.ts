@@ -34,7 +34,7 @@ export function knexExecutor(knex: Knex): SqlExecutor {
       if (connection !== undefined) raw = raw.connection(connection);
       if (dialect.name === 'mysql') raw = raw.options(exactBigints);
       const result: unknown = await raw.then(undefined, (error: unknown) => {
-        throw fromDatabaseError(error);
+        throw fromDatabaseError(error, text);
       });
       return rowsOf(result) as R[];
     },
