@@ -7,7 +7,9 @@ const created = /^create\s+(table|function|procedure|trigger|view)\s+(?:if\s+not
  * `drop … if exists` for every object a file creates, last created first. Without transactional
  * DDL a file that failed half-way leaves some of its objects behind, unrecorded; dropping them
  * before the file runs again lets a later install repair the database. Objects of an unrecorded
- * file hold nothing worth keeping: no id is issued before every file of an install succeeded.
+ * file hold nothing worth keeping as long as a file only creates objects: a future upgrade file
+ * that moves rows into a table it creates must not be written that way, since a re-run would drop
+ * that table with the rows in it.
  */
 export function leftoverDrops(file: SqlFile): string[] {
   const drops: string[] = [];
