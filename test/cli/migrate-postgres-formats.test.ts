@@ -37,9 +37,13 @@ async function outDir(): Promise<string> {
   return dir;
 }
 
-/** A fixture database, its data before, and the migration files `sheaf migrate --format` wrote into a new directory. */
-async function generated(target: string, format: string, prepare?: (out: string) => Promise<void>) {
+/**
+ * A fixture database (plus `extraSql`), its data before, and the migration files `sheaf migrate
+ * --format` wrote into a new directory.
+ */
+async function generated(target: string, format: string, prepare?: (out: string) => Promise<void>, extraSql?: string) {
   const url = await fixtureDatabase(target as 'postgres' | 'pglite');
+  if (extraSql) await withSql(url, (_sql, raw) => raw(extraSql));
   const before = await withSql(url, snapshot);
   const out = await outDir();
   await prepare?.(out);
@@ -63,6 +67,31 @@ async function expectMigrated(url: string, before: DataSnapshot): Promise<void> 
     expect(decodeId(row!.id).shardId).toBe(fixtureShard);
   });
 }
+
+/**
+ * Names knex would read as placeholders: `?` and `??` (bindings), `\\?` (an escaped `?`, whose
+ * backslash knex drops), and runs of two and three backslashes before a `?`; with quotes and a
+ * newline. Tables in a schema of their own, referencing each other, under a view that quotes them.
+ */
+const markedNames = ['q?', 'q??', 'a\\?b', 'a\\\\?b', 'a\\\\\\?b', `it's "?"`, 'new\nline\\?'];
+const markedView = 'v\\? ??';
+const markedViewSql = (() => {
+  const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+  const [first, ...rest] = markedNames.map((name) => `marks.${ident(name)}`);
+  return [
+    'create schema marks;',
+    ...markedNames.map(
+      (name, i) =>
+        `create table marks.${ident(name)} (id serial primary key, ref integer${i > 0 ? ` references ${first}` : ''});`,
+    ),
+    ...rest.map((table) => `insert into ${table} (ref) values (null);`),
+    `insert into ${first} (ref) values (null);`,
+    `create view marks.${ident(markedView)} as select id, ${literal('lit\\?')}::text as ${ident('c\\\\?')},` +
+      ` '{"a": 1}'::jsonb ? 'a' as has_a from ${first};`,
+    `comment on view marks.${ident(markedView)} is ${literal('note \\? ??')};`,
+  ].join('\n');
+})();
 
 function knexFor(url: string): Knex {
   if (url.startsWith('pglite:')) {
@@ -148,6 +177,44 @@ describeTargets(
           await k.destroy();
         }
         await expectMigrated(url, before);
+      },
+      timeout,
+    );
+
+    it(
+      'knex: names holding ?, ?? and backslashes before a ? come out of the migration exactly as they were',
+      async () => {
+        const { url, before, out } = await generated(target, 'knex', undefined, markedViewSql);
+        const k = knexFor(url);
+        try {
+          await k.migrate.latest({ directory: out });
+        } finally {
+          await k.destroy();
+        }
+        await expectMigrated(url, before);
+        await withSql(url, async (sql) => {
+          const relations = await sql.query<{ name: string; kind: string; note: string | null }>(
+            `select relname as name, relkind::text as kind, obj_description(oid) as note from pg_class
+              where relnamespace = 'marks'::regnamespace and relkind in ('r', 'v')`,
+          );
+          const tables = relations.filter((r) => r.kind === 'r').map((r) => r.name);
+          expect(tables.sort()).toEqual([...markedNames].sort());
+          expect(relations.filter((r) => r.kind === 'v')).toEqual([
+            { name: markedView, kind: 'v', note: 'note \\? ??' },
+          ]);
+          const keys = await sql.query<{ tbl: string; col: string; type: string }>(
+            `select c.relname as tbl, a.attname as col, format_type(a.atttypid, a.atttypmod) as type
+              from pg_attribute a join pg_class c on c.oid = a.attrelid
+              where c.relnamespace = 'marks'::regnamespace and c.relkind = 'r' and a.attname in ('id', 'ref')`,
+          );
+          expect(keys).toHaveLength(2 * markedNames.length);
+          // Every key and every reference to one is widened; the first table's `ref` references nothing.
+          expect(keys.filter((key) => key.type !== 'bigint')).toEqual([
+            { tbl: markedNames[0], col: 'ref', type: 'integer' },
+          ]);
+          const rows = await sql.query(`select id::text as id, "c\\\\?" as c, has_a from marks."${markedView}"`);
+          expect(rows).toEqual([{ id: '1', c: 'lit\\?', has_a: true }]);
+        });
       },
       timeout,
     );

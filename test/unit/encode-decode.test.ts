@@ -184,7 +184,8 @@ describe('encodeId refuses shard and sequence values that do not fit', () => {
     [Number.NaN, 'shard NaN is not an integer'],
     [Number.POSITIVE_INFINITY, 'shard Infinity is not an integer'],
     ['5', 'shard "5" is not an integer'],
-    [5n, 'shard 5 is not an integer'],
+    // With its n: a bare 5 would read as an integer that was refused.
+    [5n, 'shard 5n is not an integer'],
     [undefined, 'shard undefined is not an integer'],
   ])('shard %s', (shardId, message) => {
     expectSheafError(() => encodeId({ time, shardId: shardId as never, sequence: 0 }), 'SHARD_OUT_OF_RANGE', message);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { SheafError, type SqlExecutor } from '@sheaf/core';
 import { type Args, text } from './args.js';
 import type { Io } from './io.js';
+import { redactUrl } from './redact.js';
 import { UsageError } from './usage-error.js';
 
 /** Where a command's database is, read from `--url` or `DATABASE_URL` without connecting. */
@@ -84,12 +85,5 @@ export async function withConnection<T>(
 
 /** The target for messages: a URL without its password. */
 export function describeTarget(target: Target): string {
-  if (target.driver === 'pglite') return `PGlite at ${target.dir}`;
-  try {
-    const url = new URL(target.url);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return target.driver;
-  }
+  return target.driver === 'pglite' ? `PGlite at ${target.dir}` : redactUrl(target.url);
 }

@@ -25,6 +25,17 @@ export function formatValue(value: unknown): string {
 }
 
 /**
+ * {@link formatValue} with a bigint shown as `5n`: for an argument that should have been a number or
+ * text, where a bare `5` would hide what is wrong with it.
+ *
+ * @example
+ * formatArgument(5n); // '5n'
+ */
+export function formatArgument(value: unknown): string {
+  return typeof value === 'bigint' ? `${value}n` : formatValue(value);
+}
+
+/**
  * Renders a unix millisecond as ISO 8601, falling back to the number where `toISOString` would throw.
  *
  * @example
@@ -42,4 +53,28 @@ export function formatTime(ms: number): string {
  */
 export function jsonSafe(value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/**
+ * A caller's value of unknown type for `details`: primitives as {@link jsonSafe} leaves them, objects,
+ * functions and symbols as {@link formatValue}'s short text (an object may be circular or huge).
+ *
+ * @example
+ * detailValue({ a: 1 }); // 'an object'
+ */
+export function detailValue(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null) return formatValue(value);
+  if (typeof value === 'function' || typeof value === 'symbol') return formatValue(value);
+  return jsonSafe(value);
+}
+
+/**
+ * The kind of a caller's value for `details`, telling apart what `typeof` lumps together.
+ *
+ * @example
+ * typeName(null); // 'null'
+ */
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
 }

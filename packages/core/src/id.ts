@@ -1,6 +1,7 @@
 import { SheafError } from './errors.js';
-import { formatTime, formatValue, jsonSafe } from './format.js';
+import { formatArgument, formatTime, formatValue, jsonSafe, typeName } from './format.js';
 import { type Layout, lifetimeLimit } from './layout.js';
+import { checkLayout } from './layout-check.js';
 import { parseId } from './parse-id.js';
 import { defaultLayout } from './presets.js';
 
@@ -33,12 +34,23 @@ export interface DecodedId {
 
 /**
  * Packs time, shard and sequence into an id of `layout`. Throws `INVALID_TIME`, `TIME_BEFORE_EPOCH`,
- * `TIME_EXHAUSTED`, `SHARD_OUT_OF_RANGE` or `SEQUENCE_OUT_OF_RANGE` rather than wrap a field.
+ * `TIME_EXHAUSTED`, `SHARD_OUT_OF_RANGE` or `SEQUENCE_OUT_OF_RANGE` rather than wrap a field;
+ * `INVALID_ARGUMENT` when `parts` is not an object and `INVALID_LAYOUT` when `layout` is not a layout.
  *
  * @example
  * encodeId({ time: Date.parse('2024-01-01T00:00:01Z'), shardId: 1, sequence: 2 }); // 4194305026n
  */
 export function encodeId(parts: IdParts, layout: Layout = defaultLayout): bigint {
+  checkLayout(layout);
+  if (typeof parts !== 'object' || parts === null) {
+    throw new SheafError(
+      'INVALID_ARGUMENT',
+      `id parts ${formatArgument(parts)} are not an object { time, shardId, sequence }`,
+      {
+        details: { type: typeName(parts) },
+      },
+    );
+  }
   const offset = timeOffset(parts.time, layout);
   const { shardId, sequence } = parts;
   // Safe integers only: a field wider than 53 bits has a max no Number holds exactly, and 2^54
@@ -64,6 +76,7 @@ export function encodeId(parts: IdParts, layout: Layout = defaultLayout): bigint
  * decodeId(4194305026n); // { timestamp: 2024-01-01T00:00:01.000Z, ms: 1704067201000, shardId: 1, sequence: 2 }
  */
 export function decodeId(id: bigint | string | number, layout: Layout = defaultLayout): DecodedId {
+  // parseId checks the layout.
   const value = parseId(id, layout);
   const ms = Number(value >> layout.timeShift) + layout.epoch;
   if (layout.shardBits + layout.sequenceBits > 53) {
@@ -84,6 +97,7 @@ export function decodeId(id: bigint | string | number, layout: Layout = defaultL
  * idFloor(new Date('2024-01-01T00:00:01Z')); // 4194304000n
  */
 export function idFloor(time: Date | number, layout: Layout = defaultLayout): bigint {
+  checkLayout(layout);
   return BigInt(timeOffset(time, layout)) << layout.timeShift;
 }
 
@@ -94,6 +108,7 @@ export function idFloor(time: Date | number, layout: Layout = defaultLayout): bi
  * idCeiling(new Date('2024-01-01T00:00:01Z')); // 4198498303n
  */
 export function idCeiling(time: Date | number, layout: Layout = defaultLayout): bigint {
+  // idFloor checks the layout.
   return idFloor(time, layout) | layout.lowMask;
 }
 
@@ -134,7 +149,7 @@ function fieldError(
     : Number.isSafeInteger(value)
       ? `does not fit ${bits} ${field} bits (max ${max})`
       : `is not a safe integer: a Number above 2^53-1 is already rounded (${bits} ${field} bits)`;
-  return new SheafError(code, `${field} ${formatValue(value)} ${problem}`, {
+  return new SheafError(code, `${field} ${formatArgument(value)} ${problem}`, {
     details: { [field]: jsonSafe(value), bits, max },
   });
 }

@@ -85,16 +85,6 @@ export function defineLayout(options: LayoutOptions): Layout {
 }
 
 /**
- * The last instant `layout` can encode; the first millisecond after it raises `TIME_EXHAUSTED`.
- *
- * @example
- * layoutLifetime(presets.sheaf).toISOString(); // '2093-09-06T15:47:35.551Z'
- */
-export function layoutLifetime(layout: Layout): Date {
-  return new Date(layout.lastMs);
-}
-
-/**
  * {@link defineLayout} without the clock check. Presets use it so that importing the package never
  * fails because a preset has run out: its old ids must stay decodable.
  *

@@ -1,6 +1,7 @@
 import { SheafError } from './errors.js';
 import { formatValue, jsonSafe } from './format.js';
 import type { Layout } from './layout.js';
+import { checkLayout } from './layout-check.js';
 import { defaultLayout } from './presets.js';
 
 const decimal = /^-?\d+$/;
@@ -11,12 +12,14 @@ const maxIdDigits = 19;
 /**
  * Turns an id from a driver, a URL or JSON into a bigint checked against `layout`: strings of decimal
  * digits, safe-integer numbers and bigints, from 0n to `layout.maxId`. Throws `INVALID_ID` for
- * anything else (hex, exponents, spaces, unsafe numbers) and `ID_OUT_OF_RANGE` outside the range.
+ * anything else (hex, exponents, spaces, unsafe numbers), `ID_OUT_OF_RANGE` outside the range, and
+ * `INVALID_LAYOUT` when `layout` is not a layout.
  *
  * @example
  * parseId('4194305026'); // 4194305026n
  */
 export function parseId(value: bigint | string | number, layout: Layout = defaultLayout): bigint {
+  checkLayout(layout);
   let id: bigint;
   if (typeof value === 'bigint') id = value;
   else if (typeof value === 'string') id = fromString(value, layout);

@@ -1,6 +1,7 @@
 import { SheafError } from './errors.js';
 import { formatValue, jsonSafe } from './format.js';
 import { createLayout, type Layout } from './layout.js';
+import { checkLayout } from './layout-check.js';
 
 /**
  * The built-in layouts (docs/layout.md):
@@ -52,4 +53,17 @@ export function layoutByName(name: string): Layout {
     `layout ${formatValue(name)} is not a preset; known layouts: ${known.join(', ')}`,
     { details: { name: jsonSafe(name), known } },
   );
+}
+
+/**
+ * What an option typed `Layout | PresetName` names: the default layout when undefined, a preset by
+ * name, else a checked layout; `INVALID_LAYOUT` for anything else (null, an unknown name, options
+ * not passed through `defineLayout`).
+ *
+ * @example
+ * layoutOrPreset('twitter') === presets.twitter; // true
+ */
+export function layoutOrPreset(value: unknown): Layout {
+  if (value === undefined) return defaultLayout;
+  return typeof value === 'string' ? layoutByName(value) : checkLayout(value);
 }

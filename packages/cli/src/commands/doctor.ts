@@ -6,6 +6,7 @@ import { windowMs } from '../doctor/generator-sample.js';
 import { probe, type Snapshot } from '../doctor/probe.js';
 import { type DatabaseReport, failureError, renderText, tally } from '../doctor/report.js';
 import { type Io, toJson } from '../io.js';
+import { redactUrl } from '../redact.js';
 import { UsageError } from '../usage-error.js';
 
 /** `sheaf doctor`: a health check of one or more databases; exit 1 when any check fails. */
@@ -54,7 +55,7 @@ function targetsOf(args: Args, io: Io): Target[] {
   if (urls.length === 0) return [targetOf(args, io)];
   const seen = new Set<string>();
   return urls.map((url) => {
-    if (seen.has(url)) throw new UsageError(`--url ${url} is given twice`);
+    if (seen.has(url)) throw new UsageError(`--url ${redactUrl(url)} is given twice`);
     seen.add(url);
     return targetOf({ values: { url }, positionals: [] }, io);
   });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type FormatInput, type FormatOutput, headerLines, timestampOf } from './format-common.js';
+import { knexRawText } from './knex-escape.js';
 import { oneLine } from './one-line.js';
 
 /**
@@ -13,7 +14,7 @@ import { oneLine } from './one-line.js';
 export function formatKnex(input: FormatInput): FormatOutput {
   const { migration } = input;
   // knex turns `?` into a placeholder on PostgreSQL unless escaped; MySQL sends raw SQL as it is.
-  const escapeMarks = (sql: string) => (migration.dialect === 'postgres' ? sql.replaceAll('?', '\\?') : sql);
+  const escapeMarks = (sql: string) => (migration.dialect === 'postgres' ? knexRawText(sql) : sql);
   const statements = migration.steps.map(
     (step) => `  // ${oneLine(step.describe)}\n  ${JSON.stringify(escapeMarks(step.sql))},`,
   );

@@ -1,10 +1,11 @@
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
-import { type Clock, systemClock } from './clock.js';
+import { shardArgument } from '../shard-argument.js';
+import type { Clock } from './clock.js';
 import { type DialectSql, sqlFor } from './dialect-sql.js';
 import { asKind, type IdKind, type IdOf, idKind, int8 } from './id-kind.js';
 import { messageOf } from './message-of.js';
-import { intOption, type RetryOptions, retryOptions } from './options.js';
+import { clockOption, intOption, optionsObject, type RetryOptions, retryOptions } from './options.js';
 import { Refill } from './refill.js';
 
 /** The SQL of BatchedDbIds per dialect: rows `(id)`, crash-durable (ids must never come back after a crash). */
@@ -63,16 +64,17 @@ export class BatchedDbIds<K extends IdKind = 'bigint'> {
   private readonly refill: Refill<IdOf<K>[]>;
   private readonly stop = new AbortController();
 
-  constructor(executor: SqlExecutor, options: BatchedDbIdsOptions<K> = {}) {
+  constructor(executor: SqlExecutor, given: BatchedDbIdsOptions<K> = {}) {
+    const options = optionsObject('BatchedDbIds', given);
     const batchSize = intOption('batchSize', options.batchSize, 1000, 1, 1_000_000);
     const queries = sqlFor(executor, batchSql, 'BatchedDbIds');
     this.executor = executor;
     this.sql = options.shard === undefined ? queries.batch : queries.batchOnShard;
-    this.params = options.shard === undefined ? [batchSize] : [batchSize, options.shard];
-    this.kind = idKind(options.ids ?? 'bigint');
+    this.params = options.shard === undefined ? [batchSize] : [batchSize, shardArgument(options.shard)];
+    this.kind = idKind(options.ids, 'bigint');
     this.lowWater = intOption('lowWater', options.lowWater, Math.floor(batchSize / 4), 0, batchSize);
     this.waitTimeoutMs = intOption('waitTimeoutMs', options.waitTimeoutMs, 5000, 0, 2 ** 31 - 1);
-    this.clock = options.clock ?? systemClock;
+    this.clock = clockOption(options.clock);
     const retry = retryOptions(options.retry, 100, 10_000);
     this.refill = new Refill(
       () => this.fetch(),

@@ -1,4 +1,5 @@
 import { SheafError } from '../errors.js';
+import { detailValue, formatArgument } from '../format.js';
 
 /**
  * How a generator hands out ids: `'number'` (fast, for ids below 2^53, e.g. segments and the `js53`
@@ -39,8 +40,11 @@ export function asKind<K extends IdKind>(id: bigint, kind: K, what: string): IdO
   return Number(id) as IdOf<K>;
 }
 
-/** Validates the `ids` option of a generator. */
-export function idKind(value: unknown): IdKind {
+/** Validates the `ids` option of a generator; `fallback` when undefined (null is refused like any other value). */
+export function idKind(value: unknown, fallback: IdKind): IdKind {
+  if (value === undefined) return fallback;
   if (value === 'number' || value === 'bigint') return value;
-  throw new SheafError('INVALID_ARGUMENT', `ids must be 'number' or 'bigint', not ${String(value)}`);
+  throw new SheafError('INVALID_ARGUMENT', `ids must be 'number' or 'bigint', not ${formatArgument(value)}`, {
+    details: { option: 'ids', value: detailValue(value) },
+  });
 }

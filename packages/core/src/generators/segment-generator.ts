@@ -1,11 +1,20 @@
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { detailValue, formatArgument } from '../format.js';
 import { BurnRate } from './burn-rate.js';
-import { type Clock, systemClock } from './clock.js';
+import type { Clock } from './clock.js';
 import { nextStep } from './dynamic-step.js';
 import { type IdKind, type IdOf, idKind } from './id-kind.js';
 import { messageOf } from './message-of.js';
-import { intOption, numberOption, type RetryOptions, retryOptions } from './options.js';
+import {
+  booleanOption,
+  clockOption,
+  intOption,
+  numberOption,
+  optionsObject,
+  type RetryOptions,
+  retryOptions,
+} from './options.js';
 import { Refill } from './refill.js';
 import { type Segment, SegmentAllocator } from './segment-alloc.js';
 
@@ -102,15 +111,18 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
   private segments = 0;
   private issuedBefore = 0;
 
-  constructor(executor: SqlExecutor, options: SegmentGeneratorOptions<K>) {
-    if (typeof options?.bizTag !== 'string' || options.bizTag === '') {
-      throw new SheafError('INVALID_ARGUMENT', `bizTag must be non-empty text, not ${String(options?.bizTag)}`);
+  constructor(executor: SqlExecutor, given: SegmentGeneratorOptions<K>) {
+    const options = optionsObject('SegmentGenerator', given);
+    if (typeof options.bizTag !== 'string' || options.bizTag === '') {
+      throw new SheafError('INVALID_ARGUMENT', `bizTag must be non-empty text, not ${formatArgument(options.bizTag)}`, {
+        details: { option: 'bizTag', value: detailValue(options.bizTag) },
+      });
     }
     this.bizTag = options.bizTag;
-    this.kind = idKind(options.ids ?? 'number');
+    this.kind = idKind(options.ids, 'number');
     this.allocator = new SegmentAllocator(executor, this.bizTag, this.kind);
     this.bigint = this.kind === 'bigint';
-    this.clock = options.clock ?? systemClock;
+    this.clock = clockOption(options.clock);
     const maxStep = intOption('maxStep', options.maxStep, defaultMaxStep, 1, 2 ** 31 - 1);
     const minStep = options.minStep === undefined ? undefined : intOption('minStep', options.minStep, 1, 1, maxStep);
     const step = options.step === undefined ? undefined : intOption('step', options.step, 1, minStep ?? 1, maxStep);
@@ -118,7 +130,7 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
       ...(step === undefined ? {} : { step }),
       ...(minStep === undefined ? {} : { minStep }),
       maxStep,
-      dynamic: options.dynamicStep ?? true,
+      dynamic: booleanOption('dynamicStep', options.dynamicStep, true),
       ratio: numberOption('prefetchRatio', options.prefetchRatio, 0.1, 0, 1),
     };
     this.waitTimeoutMs = intOption('waitTimeoutMs', options.waitTimeoutMs, 5000, 0, 2 ** 31 - 1);

@@ -1,9 +1,10 @@
 import { SheafError } from '../errors.js';
+import { detailValue, formatArgument } from '../format.js';
 import type { Layout } from '../layout.js';
-import { defaultLayout, layoutByName, type PresetName } from '../presets.js';
-import { type Clock, systemClock } from './clock.js';
+import { layoutOrPreset, type PresetName } from '../presets.js';
+import type { Clock } from './clock.js';
 import { type IdKind, idKind } from './id-kind.js';
-import { intOption } from './options.js';
+import { clockOption, intOption, optionsObject } from './options.js';
 import type { LeaseSettings } from './worker-lease.js';
 
 /**
@@ -58,9 +59,10 @@ export interface SnowflakeSettings {
 }
 
 /** Checks `options` (INVALID_ARGUMENT naming the option, its value and its range) and fills defaults. */
-export function snowflakeSettings(options: SnowflakeGeneratorOptions<IdKind>): SnowflakeSettings {
-  const layout = typeof options.layout === 'string' ? layoutByName(options.layout) : (options.layout ?? defaultLayout);
-  const kind = idKind(options.ids ?? 'bigint');
+export function snowflakeSettings(given: SnowflakeGeneratorOptions<IdKind> | undefined): SnowflakeSettings {
+  const options = optionsObject('SnowflakeGenerator', given);
+  const layout = layoutOrPreset(options.layout);
+  const kind = idKind(options.ids, 'bigint');
   if (kind === 'number' && !layout.safeIntegerIds) {
     throw new SheafError(
       'INVALID_ARGUMENT',
@@ -79,12 +81,12 @@ export function snowflakeSettings(options: SnowflakeGeneratorOptions<IdKind>): S
   const beforeBeat = leaseMs - safetyMarginMs - 1;
   const heartbeatMs = intOption('heartbeatMs', options.heartbeatMs, 3_000, 1, beforeBeat);
   const lease: LeaseSettings = {
-    holder: options.holder ?? defaultHolder(),
+    holder: holderOption(options.holder),
     leaseMs,
     heartbeatMs,
     safetyMarginMs,
     maxWorker: intOption('maxWorker', options.maxWorker, layout.maxShard, 0, layout.maxShard),
-    clock: options.clock ?? systemClock,
+    clock: clockOption(options.clock),
   };
   return {
     layout,
@@ -93,6 +95,19 @@ export function snowflakeSettings(options: SnowflakeGeneratorOptions<IdKind>): S
     maxBackwardsMs: intOption('maxBackwardsMs', options.maxBackwardsMs, 5, 0, 60_000),
     maxStartWaitMs: intOption('maxStartWaitMs', options.maxStartWaitMs, Math.min(1_000, beforeBeat), 0, beforeBeat),
   };
+}
+
+/** The column is varchar(255) on MySQL; the SQL refuses an empty holder on both. */
+function holderOption(holder: unknown): string {
+  if (holder === undefined) return defaultHolder();
+  if (typeof holder === 'string' && holder !== '' && holder.length <= 255) return holder;
+  throw new SheafError(
+    'INVALID_ARGUMENT',
+    `holder must be text of 1 to 255 characters, not ${formatArgument(holder)}`,
+    {
+      details: { option: 'holder', value: detailValue(holder) },
+    },
+  );
 }
 
 function defaultHolder(): string {

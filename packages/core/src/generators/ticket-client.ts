@@ -1,10 +1,11 @@
 import { isSheafError, SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
-import { type Clock, systemClock } from './clock.js';
+import { detailValue, formatArgument, typeName } from '../format.js';
+import type { Clock } from './clock.js';
 import { type DialectSql, sqlFor } from './dialect-sql.js';
 import { asKind, type IdKind, type IdOf, idKind, int8 } from './id-kind.js';
 import { messageOf } from './message-of.js';
-import { intOption, type RetryOptions, retryOptions } from './options.js';
+import { clockOption, intOption, optionsObject, type RetryOptions, retryOptions } from './options.js';
 import { Backoff, withTimeout } from './timers.js';
 
 /** The SQL of TicketClient per dialect: one row `(id)` for a ticket name. */
@@ -74,16 +75,27 @@ export class TicketClient<K extends IdKind = 'bigint'> {
   private turn = 0;
   private closed = false;
 
-  constructor(servers: readonly SqlExecutor[], options: TicketClientOptions<K>) {
-    if (typeof options?.name !== 'string' || options.name === '') {
-      throw new SheafError('INVALID_ARGUMENT', `ticket name must be non-empty text, not ${String(options?.name)}`);
+  constructor(servers: readonly SqlExecutor[], given: TicketClientOptions<K>) {
+    const options = optionsObject('TicketClient', given);
+    if (typeof options.name !== 'string' || options.name === '') {
+      throw new SheafError(
+        'INVALID_ARGUMENT',
+        `ticket name must be non-empty text, not ${formatArgument(options.name)}`,
+        {
+          details: { option: 'name', value: detailValue(options.name) },
+        },
+      );
     }
     if (!Array.isArray(servers) || servers.length === 0) {
-      throw new SheafError('INVALID_ARGUMENT', 'TicketClient needs at least one server');
+      throw new SheafError(
+        'INVALID_ARGUMENT',
+        `TicketClient needs an array of at least one server's executor, not ${formatArgument(servers)}`,
+        { details: { type: typeName(servers) } },
+      );
     }
     this.name = options.name;
-    this.kind = idKind(options.ids ?? 'bigint');
-    this.clock = options.clock ?? systemClock;
+    this.kind = idKind(options.ids, 'bigint');
+    this.clock = clockOption(options.clock);
     this.queryTimeoutMs = intOption('queryTimeoutMs', options.queryTimeoutMs, 2_000, 1, 2 ** 31 - 1);
     const retry = retryOptions(options.retry, 1_000, 30_000);
     this.pool = servers.map((executor) => ({
