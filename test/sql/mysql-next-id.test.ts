@@ -106,7 +106,14 @@ describeTargets(
       expect(after[0]).toBeGreaterThan(rolledBack.at(-1) as bigint);
     });
 
-    it('sheaf_next_shard_id(shard) issues for an explicit shard, unique with the rest', async () => {
+    it('sheaf_next_shard_id(shard) issues for a shard added to the database, unique with the rest', async () => {
+      await expectSheafRejection(
+        db().executor.query('select sheaf_next_shard_id(4095)'),
+        'SHARD_NOT_OWNED',
+        'shard 4095',
+        'sheaf_add_shard(4095)',
+      );
+      await db().executor.query('call sheaf_add_shard(4095)');
       const [row] = await db().executor.query<{ a: string; b: string }>(
         'select sheaf_next_shard_id(4095) as a, sheaf_next_id() as b',
       );

@@ -173,6 +173,7 @@ describeTargets(
 
       it('hands out small and large batches and durable forms without overlap', async () => {
         const small = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_ids(10) as id'));
+        await sql().query('select sheaf.add_shard(9)');
         const large = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_ids(3000, 9) as id'));
         const durable = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_ids_durable(700) as id'));
         const single = idsOf(await sql().query<{ id: unknown }>('select sheaf.next_id_durable() as id'));

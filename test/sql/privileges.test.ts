@@ -1,9 +1,9 @@
-import { install } from '@sheaf/core';
+import { grant, install } from '@sheaf/core';
 import { expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 
-// No superuser anywhere: a plain role installs sheaf, and an application role with the documented
-// grants uses it (managed PostgreSQL gives nothing more).
+// No superuser anywhere: a plain role installs sheaf, and an application role with what `grant()`
+// gives it uses it (managed PostgreSQL gives nothing more).
 describeTargets(
   'sheaf without superuser',
   (db) => {
@@ -24,8 +24,7 @@ describeTargets(
         try {
           await install(session, { shard: 11 });
           await session.query('create table orders (id bigint primary key default sheaf.next_id(), n integer)');
-          await session.query(`grant usage on schema sheaf to ${app}`);
-          await session.query(`grant usage, select on all sequences in schema sheaf to ${app}`);
+          await grant(session, app);
           await session.query(`grant insert, select on orders to ${app}`);
           await session.query(`set role ${app}`);
           await session.query('insert into orders (n) select g from generate_series(1, 3000) g');

@@ -143,6 +143,9 @@ describe('sheafErrorCodes', () => {
         'UNSUPPORTED_KEY',
         'KEYS_ABOVE_FLOOR',
         'VERIFY_FAILED',
+        'GENERATOR_BUSY',
+        'SHARD_NOT_OWNED',
+        'UNSAFE_GRANTS',
       ].sort(),
     );
   });

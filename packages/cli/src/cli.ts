@@ -5,17 +5,20 @@ import { decodeCommand } from './commands/decode.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { encodeCommand } from './commands/encode.js';
+import { grantCommand } from './commands/grant.js';
 import { installCommand } from './commands/install.js';
 import { migrateCommand } from './commands/migrate.js';
 import { statusCommand } from './commands/status.js';
 import { uninstallCommand } from './commands/uninstall.js';
 import type { Io } from './io.js';
+import { redactText } from './redact.js';
 import { UsageError } from './usage-error.js';
 
 const commands: readonly Command[] = [
   installCommand,
   uninstallCommand,
   statusCommand,
+  grantCommand,
   doctorCommand,
   decodeCommand,
   encodeCommand,
@@ -51,19 +54,21 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
+// Every message passes through redactText: node's own ("Unexpected argument '<url>'") and a driver's
+// may quote a connection URL, password included.
 function report(name: string, error: unknown, io: Io): number {
   if (error instanceof UsageError) {
-    io.err(`sheaf ${name}: ${error.message}\nRun "sheaf ${name} --help" for usage.\n`);
+    io.err(redactText(`sheaf ${name}: ${error.message}\nRun "sheaf ${name} --help" for usage.\n`));
     return exitCodes.usage;
   }
   if (isSheafError(error)) {
-    io.err(`${error.message} (${error.code})\n`);
+    io.err(redactText(`${error.message} (${error.code})\n`));
     return exitCodes.failure;
   }
   // Driver errors (a refused connection, a bad password) carry what the user needs in their message.
   const message = error instanceof Error ? error.message || String(error) : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  io.err(`sheaf ${name}: ${message}${typeof code === 'string' ? ` (${code})` : ''}\n`);
+  io.err(redactText(`sheaf ${name}: ${message}${typeof code === 'string' ? ` (${code})` : ''}\n`));
   return exitCodes.failure;
 }
 

@@ -39,6 +39,9 @@ export const sheafErrorCodes = Object.freeze([
   'UNSUPPORTED_KEY',
   'KEYS_ABOVE_FLOOR',
   'VERIFY_FAILED',
+  'GENERATOR_BUSY',
+  'SHARD_NOT_OWNED',
+  'UNSAFE_GRANTS',
 ] as const);
 
 /**
@@ -83,11 +86,13 @@ export class SheafError extends Error {
   readonly code: SheafErrorCode;
   readonly details?: Record<string, unknown>;
 
-  constructor(code: SheafErrorCode, message: string, options: SheafErrorOptions = {}) {
+  constructor(code: SheafErrorCode, message: string, options?: SheafErrorOptions | null) {
     const text = message.startsWith(prefix) ? message : prefix + message;
-    super(text, options.cause === undefined ? undefined : { cause: options.cause });
+    // `?.`: an error must get built whatever it is given (null options included), or the TypeError
+    // of building it would hide the error being reported.
+    super(text, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    if (options.details !== undefined) this.details = options.details;
+    if (options?.details !== undefined) this.details = options.details;
   }
 }
 

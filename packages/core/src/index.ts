@@ -29,6 +29,9 @@ export {
   type TicketClientOptions,
   type TicketServerStatus,
 } from './generators/ticket-client.js';
+export { auditGrants, type GrantFinding } from './grants/audit.js';
+export { type GrantOptions, type GrantResult, grant } from './grants/grant.js';
+export { type MysqlAccount, mysqlAccount, mysqlAppGrants } from './grants/mysql.js';
 export { type DecodedId, decodeId, encodeId, type IdParts, idCeiling, idFloor } from './id.js';
 export {
   type InstallOptions,
@@ -38,7 +41,8 @@ export {
   uninstall,
 } from './install/install.js';
 export { type InstallScript, installScript, sqlVersion, uninstallScript } from './install/script.js';
-export { defineLayout, type Layout, type LayoutOptions, layoutLifetime } from './layout.js';
+export { defineLayout, type Layout, type LayoutOptions } from './layout.js';
+export { layoutLifetime } from './layout-lifetime.js';
 export { type SheafTriggerOptions, type SheafTriggerSql, sheafTriggerSql } from './mysql-trigger.js';
 export { nextIdSql } from './next-id-sql.js';
 export { parseId } from './parse-id.js';

@@ -18,6 +18,8 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH011: 'SEGMENT_EXHAUSTED',
   SH012: 'WORKERS_EXHAUSTED',
   SH013: 'LEASE_LOST',
+  SH014: 'GENERATOR_BUSY',
+  SH015: 'SHARD_NOT_OWNED',
   SH020: 'SEQUENCE_OUT_OF_RANGE',
 });
 

@@ -1,5 +1,7 @@
 import { isSheafError, sqlVersion } from '@sheaf/core';
+import { redactText } from '../redact.js';
 import { type Check, check } from './check.js';
+import { grantsCheck } from './grants-check.js';
 import { lastIdCheck } from './last-id-check.js';
 import { bare, layoutCheck } from './layout-check.js';
 import type { Snapshot } from './probe.js';
@@ -27,14 +29,15 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   );
   if (snapshot.liveWorkers !== undefined) checks.push(workersCheck(snapshot.liveWorkers, state.layout.shardBits));
   if (snapshot.segments !== undefined) checks.push(...segmentsCheck(snapshot.segments));
+  if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants));
   return checks;
 }
 
 // Named for the database as a whole: connecting or reading its state failed, so nothing else was judged.
 function unreachableCheck(error: unknown): Check {
-  if (isSheafError(error)) return check('database', 'fail', bare(error.message), { code: error.code });
+  if (isSheafError(error)) return check('database', 'fail', redactText(bare(error.message)), { code: error.code });
   // Driver errors (refused, bad password) say what is wrong in their message and code.
   const message = error instanceof Error ? error.message || String(error) : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  return check('database', 'fail', `${message}${typeof code === 'string' ? ` (${code})` : ''}`);
+  return check('database', 'fail', redactText(`${message}${typeof code === 'string' ? ` (${code})` : ''}`));
 }

@@ -1,6 +1,7 @@
-import type { SqlExecutor } from '@sheaf/core';
+import { auditGrants, type GrantFinding, type SqlExecutor } from '@sheaf/core';
 import { describeTarget, type Target, withConnection } from '../connection.js';
 import { type InstalledState, readInstalledState } from '../installed-state.js';
+import { redactText } from '../redact.js';
 import { type ClockSample, sampleClock } from './clock-sample.js';
 import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
 import { type ProbeSql, probeSql } from './probe-sql.js';
@@ -31,6 +32,8 @@ export interface Snapshot {
   readonly generator?: GeneratorWindow;
   readonly liveWorkers?: number | Unreadable;
   readonly segments?: readonly SegmentRow[] | Unreadable;
+  /** Privileges broader than an application's; undefined where the dialect cannot be audited. */
+  readonly grants?: readonly GrantFinding[] | Unreadable;
 }
 
 /** Reads a database's snapshot; a database that cannot be reached is a snapshot with its error. */
@@ -56,7 +59,14 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
     generator: await sampleGenerator(executor, sql, state),
     liveWorkers: await readable(() => liveWorkers(executor, sql, state)),
     segments: await readable(() => segments(executor, sql)),
+    ...(await grants(executor)),
   };
+}
+
+async function grants(executor: SqlExecutor): Promise<{ grants?: readonly GrantFinding[] | Unreadable }> {
+  const findings = await readable(() => auditGrants(executor));
+  if (isUnreadable(findings) && findings.unreadable.includes('cannot audit grants')) return {};
+  return { grants: findings };
 }
 
 async function liveWorkers(executor: SqlExecutor, sql: ProbeSql, state: InstalledState): Promise<number> {
@@ -79,7 +89,7 @@ async function readable<T>(read: () => Promise<T>): Promise<T | Unreadable> {
   try {
     return await read();
   } catch (error) {
-    return { unreadable: error instanceof Error ? error.message : String(error) };
+    return { unreadable: redactText(error instanceof Error ? error.message : String(error)) };
   }
 }
 

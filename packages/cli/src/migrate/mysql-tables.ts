@@ -7,7 +7,7 @@ export interface MysqlTable extends QualifiedName {
   readonly autoIncrement: bigint | null;
 }
 
-// sheaf's own tables (sql/mysql/0001 and the installer's version table) are never migrated.
+// sheaf's own tables (sql/mysql and the installer's version table) are never migrated.
 const sheafTables = new Set([
   'sheaf_settings',
   'sheaf_chunks',
@@ -15,6 +15,7 @@ const sheafTables = new Set([
   'sheaf_ticket_counter',
   'sheaf_segments',
   'sheaf_workers',
+  'sheaf_logical_shards',
   'sheaf_schema_versions',
 ]);
 

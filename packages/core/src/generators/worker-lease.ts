@@ -13,9 +13,9 @@ interface LeaseQueries {
 
 /**
  * The SQL of worker leases per dialect: lease → (worker_id, lease_token, last_timestamp_ms).
- * Release is an update of the row rather than `release_worker`, which only ever raises the
- * recorded timestamp: the heartbeats record a bound ahead of the clock, and a clean release must be
- * able to bring it back down to the last millisecond actually issued (the token proves ownership).
+ * Release is `close_worker` rather than `release_worker`, which only ever raises the recorded
+ * timestamp: the heartbeats record a bound ahead of the clock, and a clean release must be able to
+ * bring it back down to the last millisecond actually issued (the token proves ownership).
  */
 const leaseSql: DialectSql<LeaseQueries> = {
   postgres: {
@@ -23,17 +23,13 @@ const leaseSql: DialectSql<LeaseQueries> = {
       'select worker_id, lease_token::text as lease_token, last_timestamp_ms::text as last_timestamp_ms ' +
       'from sheaf.lease_worker($1, $2::integer, $3::integer)',
     heartbeat: 'select sheaf.heartbeat_worker($1::integer, $2::uuid, $3::bigint, $4::integer) as expires_at',
-    release:
-      'update sheaf.workers set holder = null, lease_token = null, expires_at = null, last_timestamp_ms = $1::bigint ' +
-      'where worker_id = $2::integer and lease_token = $3::uuid',
+    release: 'select sheaf.close_worker($1::integer, $2::uuid, $3::bigint) as closed',
   },
   // Autocommit: each statement of the lease procedure commits, so no row lock outlives the call.
   mysql: {
     lease: 'call sheaf_lease_worker(?, ?, ?)',
     heartbeat: 'select sheaf_heartbeat_worker(?, ?, ?, ?) as expires_ms',
-    release:
-      'update sheaf_workers set holder = null, lease_token = null, expires_ms = null, last_timestamp_ms = ? ' +
-      'where worker_id = ? and lease_token = ?',
+    release: 'select sheaf_close_worker(?, ?, ?) as closed',
   },
 };
 
@@ -142,7 +138,7 @@ export class WorkerLease {
    */
   async release(lastIssuedMs: number): Promise<void> {
     this.stop.abort();
-    await this.executor.query(this.sql.release, [lastIssuedMs, this.workerId, this.token]);
+    await this.executor.query(this.sql.release, [this.workerId, this.token, lastIssuedMs]);
   }
 
   private async beat(events: LeaseEvents): Promise<void> {

@@ -34,8 +34,35 @@ export interface DialectInstall {
   readonly scriptDependentDrops: readonly string[];
   /** Removes sheaf and, on PostgreSQL, the column defaults and views that depend on it. */
   readonly uninstall: readonly string[];
+  /**
+   * Application roles whose privileges an install brings up to date (new functions, narrower
+   * grants): `role` rows, and the statements for one. Undefined where accounts are not tracked.
+   */
+  readonly appRoles?: { readonly query: string; readonly from: number; statements(role: string): string[] };
   /** Checks server settings the SQL needs before anything is applied; throws a SheafError. */
   readonly preflight?: (session: SqlExecutor) => Promise<void>;
+  /**
+   * Where the test clock is a variant of the generator's functions rather than something
+   * `configure` bakes in (MySQL): install() switches variants after `configure`.
+   */
+  readonly testClock?: TestClockInstall;
+  /**
+   * Where dropping a routine drops the privileges granted on it (MySQL, whose upgrades replace
+   * routines by drop and create): `query` lists them before install() changes anything, and
+   * `statements` grants again the rows that went missing.
+   */
+  readonly routineGrants?: {
+    readonly query: string;
+    statements(rows: readonly Record<string, unknown>[]): string[];
+  };
+}
+
+/** How a dialect installs its test-clock variant of the generator (see {@link DialectInstall.testClock}). */
+export interface TestClockInstall {
+  /** One row, `test` truthy when the test variant is installed, NULL when that cannot be seen. */
+  readonly installed: string;
+  /** The statements that install the test (`on`) or production variant of these installed files. */
+  statements(files: readonly SqlFile[], on: boolean): string[];
 }
 
 /** The parameters of `DialectInstall.configure`, in order. */

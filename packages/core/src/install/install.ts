@@ -7,7 +7,9 @@ import { applyFile } from './apply-files.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlInstall } from './mysql.js';
 import { postgresInstall } from './postgres.js';
+import { keptRoutineGrants, restoreRoutineGrants } from './routine-grants.js';
 import { configureWith, type SettingsRow } from './settings.js';
+import { switchTestClock } from './test-clock.js';
 
 const installs: Partial<Record<DialectName, DialectInstall>> = { postgres: postgresInstall, mysql: mysqlInstall };
 
@@ -29,8 +31,9 @@ export interface InstallOptions {
    */
   readonly layout?: Layout | PresetName;
   /**
-   * Lets tests move the generator's clock through settings (docs/sql/postgres.md); never in
-   * production. Omitted: as configured (off on a fresh install).
+   * Lets tests move the generator's clock: through settings on PostgreSQL (docs/sql/postgres.md),
+   * through session variables read by a test variant of `sheaf_next_id()` on MySQL
+   * (docs/sql/mysql.md); never in production. Omitted: as configured (off on a fresh install).
    */
   readonly testClock?: boolean;
   /** Installs only files up to this version: for testing upgrades from an earlier release. */
@@ -67,6 +70,7 @@ export async function install(executor: SqlExecutor, options: InstallOptions = {
   return inInstallLock(executor, dialect, async (session) => {
     await dialect.preflight?.(session);
     for (const statement of dialect.bootstrap) await session.query(statement);
+    const grants = await keptRoutineGrants(session, dialect);
     const recorded = await session.query<{ version: unknown; checksum: unknown }>(dialect.recorded);
     const known = new Map(recorded.map((row) => [Number(row.version), String(row.checksum)]));
     for (const [version, checksum] of known) {
@@ -95,10 +99,21 @@ export async function install(executor: SqlExecutor, options: InstallOptions = {
       applied.push(file.version);
     }
     const version = Math.max(0, ...known.keys(), ...applied);
-    if (version < dialect.configureFrom) return { version, applied };
+    if (version < dialect.configureFrom) return restoreRoutineGrants(session, dialect, grants, { version, applied });
     const [current] = await session.query<SettingsRow>(dialect.settings);
-    await session.query(dialect.configure, configureWith(current, options));
-    return { version, applied };
+    const params = configureWith(current, options);
+    await session.query(dialect.configure, params);
+    if (dialect.testClock) {
+      const installed = dialect.files.filter((file) => file.version <= version);
+      await switchTestClock(session, dialect.testClock, installed, params[6] === true, current);
+    }
+    if (dialect.appRoles && version >= dialect.appRoles.from) {
+      const roles = await session.query<{ role: string }>(dialect.appRoles.query);
+      for (const { role } of roles) {
+        for (const statement of dialect.appRoles.statements(role)) await session.query(statement);
+      }
+    }
+    return restoreRoutineGrants(session, dialect, grants, { version, applied });
   });
 }
 

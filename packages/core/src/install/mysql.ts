@@ -1,7 +1,9 @@
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { mysqlRegrants, mysqlRoutineGrantsQuery } from '../grants/mysql.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlFiles } from './files.generated.js';
+import { mysqlTestClock } from './mysql-test-clock.js';
 
 /** Every routine and table of sheaf on MySQL/MariaDB, in the current database. */
 const routines = [
@@ -31,6 +33,9 @@ const routines = [
   ['procedure', 'sheaf_lease_worker'],
   ['function', 'sheaf_heartbeat_worker'],
   ['function', 'sheaf_release_worker'],
+  ['procedure', 'sheaf_add_shard'],
+  ['procedure', 'sheaf__check_owned_shard'],
+  ['function', 'sheaf_close_worker'],
 ] as const;
 const tables = [
   'sheaf_settings',
@@ -39,6 +44,7 @@ const tables = [
   'sheaf_ticket_counter',
   'sheaf_segments',
   'sheaf_workers',
+  'sheaf_logical_shards',
   'sheaf_schema_versions',
 ];
 
@@ -105,6 +111,8 @@ export const mysqlInstall: DialectInstall = {
     ...tables.map((name) => `drop table if exists ${name}`),
   ],
   preflight: checkBinlogTrust,
+  testClock: mysqlTestClock,
+  routineGrants: { query: mysqlRoutineGrantsQuery, statements: mysqlRegrants },
 };
 
 /**

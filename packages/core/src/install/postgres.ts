@@ -1,3 +1,4 @@
+import { postgresAppGrants } from '../grants/postgres.js';
 import type { DialectInstall } from './dialect-install.js';
 import { postgresFiles } from './files.generated.js';
 
@@ -45,4 +46,14 @@ export const postgresInstall: DialectInstall = {
   dependentDrops: undefined,
   scriptDependentDrops: [],
   uninstall: ['drop schema sheaf cascade'],
+  // Every role that can use the schema, but its owner, is an application role (docs/security.md);
+  // before version 8 the documented grants included the sequences, which let a role move them.
+  appRoles: {
+    query: `select r.rolname as role
+      from pg_namespace n cross join lateral aclexplode(n.nspacl) a join pg_roles r on r.oid = a.grantee
+      where n.nspname = 'sheaf' and a.privilege_type = 'USAGE' and a.grantee <> n.nspowner
+      order by 1`,
+    from: 8,
+    statements: postgresAppGrants,
+  },
 };

@@ -48,6 +48,8 @@ export function installScript(dialect: DialectName, options: InstallOptions = {}
       return steps.unlock ? [...body, record] : [record, ...body];
     }),
     ...(version >= steps.configureFrom ? [inline(steps.configure, params)] : []),
+    // A fresh database has the production variant; only a test clock changes it.
+    ...(version >= steps.configureFrom && options.testClock ? (steps.testClock?.statements(files, true) ?? []) : []),
   ];
   const header = `-- sheaf SQL version ${version} (${dialect}) for a database without sheaf: shard ${params[0]}, layout ${params[1]}.`;
   return { version, sql: script(header, steps, statements) };

@@ -1,0 +1,63 @@
+import type { DialectName } from '../dialects/dialect.js';
+import { SheafError } from '../errors.js';
+import type { SqlExecutor } from '../executor.js';
+import { postgresAppFunctions, postgresAppObjectPrivileges } from './postgres.js';
+
+/**
+ * A privilege on one of sheaf's objects that goes beyond what {@link grant} gives an application:
+ * held by PUBLIC, or by a role that neither owns sheaf nor is a member of its owner.
+ *
+ * @example
+ * const finding: GrantFinding = { grantee: 'app', privilege: 'usage', object: 'sequence sheaf.block' };
+ */
+export interface GrantFinding {
+  readonly grantee: string;
+  readonly privilege: string;
+  readonly object: string;
+}
+
+// Every privilege on schema sheaf, its relations and its functions (functions without an ACL carry
+// PostgreSQL's default, EXECUTE for PUBLIC); $1 the application's functions, $2 its other privileges.
+const postgresAudit = `
+  with objects as (
+    select 'schema sheaf' as object, n.nspacl as acl, n.nspowner as owner, null::oid as fn
+    from pg_namespace n where n.nspname = 'sheaf'
+    union all
+    select case c.relkind when 'S' then 'sequence ' else 'table ' end || c.oid::regclass::text, c.relacl, c.relowner, null
+    from pg_class c where c.relnamespace = 'sheaf'::regnamespace and c.relkind in ('r', 'p', 'S', 'v', 'm')
+    union all
+    select 'function ' || p.oid::regprocedure::text, coalesce(p.proacl, acldefault('f', p.proowner)), p.proowner, p.oid
+    from pg_proc p where p.pronamespace = 'sheaf'::regnamespace
+  )
+  select case when a.grantee = 0 then 'PUBLIC' else a.grantee::regrole::text end as grantee,
+    lower(a.privilege_type) as privilege, o.object
+  from objects o cross join lateral aclexplode(o.acl) a
+  where a.grantee <> o.owner and (a.grantee = 0 or not pg_has_role(a.grantee, o.owner, 'MEMBER'))
+    and (a.grantee = 0 or not (
+      (a.privilege_type = 'EXECUTE' and o.fn = any (select to_regprocedure(s)::oid from unnest($1::text[]) s))
+      or lower(a.privilege_type) || ' ' || o.object = any ($2::text[])))
+  order by 1, 3, 2`;
+
+const audits: Partial<Record<DialectName, (executor: SqlExecutor) => Promise<GrantFinding[]>>> = {
+  postgres: async (executor) => {
+    const [installed] = await executor.query<{ yes: unknown }>("select to_regnamespace('sheaf') is not null as yes");
+    if (installed?.yes !== true) return [];
+    const others = postgresAppObjectPrivileges().map(([privilege, object]) => `${privilege} ${object}`);
+    return executor.query<GrantFinding>(postgresAudit, [postgresAppFunctions, others]);
+  },
+};
+
+/**
+ * Lists the privileges on sheaf's objects that are broader than an application's (docs/security.md):
+ * anything PUBLIC holds, and anything beyond {@link grant}'s set held by a role that neither owns
+ * sheaf nor is a member of its owner. Empty when sheaf is not installed. Needs to see the catalogs
+ * only; `sheaf doctor` reports each finding as a failure.
+ *
+ * @example
+ * for (const { grantee, privilege, object } of await auditGrants(executor)) console.warn(grantee, privilege, object);
+ */
+export async function auditGrants(executor: SqlExecutor): Promise<GrantFinding[]> {
+  const audit = audits[executor.dialect.name];
+  if (!audit) throw new SheafError('UNSUPPORTED_DIALECT', `cannot audit grants on ${executor.dialect.name}`);
+  return audit(executor);
+}
