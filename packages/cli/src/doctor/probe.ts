@@ -1,4 +1,4 @@
-import { auditGrants, type GrantFinding, type SqlExecutor } from '@sheaf/core';
+import { auditGrants, type GrantFinding, isSheafError, type SqlExecutor } from '@sheaf/core';
 import { describeTarget, type Target, withConnection } from '../connection.js';
 import { type InstalledState, readInstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
@@ -63,10 +63,16 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
   };
 }
 
+// A dialect without an audit (MySQL) has no grants check, rather than a warning on every run.
 async function grants(executor: SqlExecutor): Promise<{ grants?: readonly GrantFinding[] | Unreadable }> {
-  const findings = await readable(() => auditGrants(executor));
-  if (isUnreadable(findings) && findings.unreadable.includes('cannot audit grants')) return {};
-  return { grants: findings };
+  let unsupported = false;
+  const findings = await readable(() =>
+    auditGrants(executor).catch((error: unknown) => {
+      unsupported = isSheafError(error, 'UNSUPPORTED_DIALECT');
+      throw error;
+    }),
+  );
+  return unsupported ? {} : { grants: findings };
 }
 
 async function liveWorkers(executor: SqlExecutor, sql: ProbeSql, state: InstalledState): Promise<number> {
