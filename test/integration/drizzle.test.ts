@@ -1,4 +1,4 @@
-import { decodeId, install, isSheafError, sheafTriggerSql } from '@sheaf/core';
+import { decodeId, install, isSheafError, SnowflakeGenerator } from '@sheaf/core';
 import { createdBetween, withDecodedIds } from '@sheaf/drizzle';
 import { sheafId as mysqlSheafId } from '@sheaf/drizzle/mysql-core';
 import { sheafId, sheafRef } from '@sheaf/drizzle/pg-core';
@@ -18,6 +18,7 @@ import * as mysqlExample from '../../docs/guides/examples/drizzle/mysql.js';
 import * as pgExample from '../../docs/guides/examples/drizzle/pg.js';
 import * as mysqlSchema from '../../docs/guides/examples/drizzle/schema-mysql.js';
 import * as pgSchema from '../../docs/guides/examples/drizzle/schema-pg.js';
+import { triggerStatements } from '../../docs/guides/examples/drizzle/triggers.js';
 import { describeTargets } from '../support/database.js';
 import { drizzleKitGenerate, type Generated } from '../support/drizzle-kit.js';
 import { expectSheafError } from '../support/expect-sheaf-error.js';
@@ -120,10 +121,7 @@ describeTargets(
 
     beforeAll(async () => {
       await install(db().executor, { shard: 2 });
-      generated = await drizzleKitGenerate('mysql', 'schema-mysql.ts', [
-        sheafTriggerSql('orders', 'id').create,
-        sheafTriggerSql('order_items', 'id').create,
-      ]);
+      generated = await drizzleKitGenerate('mysql', 'schema-mysql.ts', triggerStatements);
       pool = mysql.createPool({ uri: db().url!, supportBigNumbers: true, bigNumberStrings: true });
       prefetched.push(...(await nextIds(db().executor, 100)));
       useIds(() => prefetched.shift()!);
@@ -156,24 +154,19 @@ describeTargets(
       expect(decodeId(row!.id).shardId).toBe(2);
     });
 
-    it('runs the guide example with a SnowflakeGenerator', async () => {
+    it('runs the guide example with a SnowflakeGenerator: a free worker id, never the shard of the database', async () => {
       const fresh = await mysql.createConnection({ uri: db().url! });
       await fresh.query('drop table order_items, orders, __drizzle_migrations');
-      // Worker ids 0 to 2 held for an hour: the lowest free one, which the example gets, is 3.
-      const hold = `insert into sheaf_workers (worker_id, holder, lease_token, expires_ms, heartbeat_ms)
-        values (0, 'test', uuid(), 0, 0), (1, 'test', uuid(), 0, 0), (2, 'test', uuid(), 0, 0)
-        on duplicate key update holder = 'test', lease_token = uuid(), expires_ms = 0`;
-      await fresh.query(hold);
-      await fresh.query("update sheaf_workers set expires_ms = sheaf__now_ms() + 3600000 where holder = 'test'");
+      // The shard main() installs, then two processes holding the lowest free worker ids.
+      await install(db().executor, { shard: 1 });
+      const held = [await SnowflakeGenerator.start(db().executor), await SnowflakeGenerator.start(db().executor)];
       try {
         const result = await mysqlExample.main(db().url!, generated.folder);
-        expect(decodeId(result.order!.id).shardId).toBe(3);
+        expect([1, ...held.map((generator) => generator.workerId)]).not.toContain(decodeId(result.order!.id).shardId);
         expect(result.order?.items).toHaveLength(2);
       } finally {
         useIds(() => prefetched.shift()!);
-        await fresh.query(
-          "update sheaf_workers set holder = null, lease_token = null, expires_ms = null where holder = 'test'",
-        );
+        await Promise.all(held.map((generator) => generator.close()));
         await fresh.end();
       }
     });

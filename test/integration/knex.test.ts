@@ -1,27 +1,12 @@
-import { PGlite } from '@electric-sql/pglite';
 import { decodeId } from '@sheaf/core';
 import { extendKnex, insertWithIds, installSheaf, knexExecutor } from '@sheaf/knex';
 import knex, { type Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../docs/guides/examples/knex/app.js';
 import { migrationSource } from '../../docs/guides/examples/knex/migrations.js';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
-import type { TargetName } from '../support/targets.js';
-
-function connect(target: TargetName, url: string | undefined): Knex {
-  if (target === 'postgres') return knex({ client: 'pg', connection: url });
-  if (target === 'mariadb') {
-    // BIGINT as exact strings; knex's own mysql2 results would round ids to numbers otherwise.
-    return knex({
-      client: 'mysql2',
-      connection: { uri: url, supportBigNumbers: true, bigNumberStrings: true } as never,
-    });
-  }
-  // A PGlite of its own: knex-pglite closes its instance on destroy().
-  return knex({ client: ClientPgLite as never, dialect: 'postgres', connection: { pglite: new PGlite() } as never });
-}
+import { connectKnex } from '../support/knex.js';
 
 it('importing @sheaf/knex patches nothing: insertWithIds exists on builders only after extendKnex()', () => {
   const offline = knex({ client: 'pg' });
@@ -31,7 +16,7 @@ it('importing @sheaf/knex patches nothing: insertWithIds exists on builders only
 describeTargets('knex', (db, target) => {
   let k: Knex;
   beforeAll(() => {
-    k = connect(target, db().url);
+    k = connectKnex(target, db().url);
   });
   afterAll(async () => {
     await k?.destroy();

@@ -312,8 +312,15 @@ describeTargets(
         `grant execute on procedure ${on}.sheaf_configure to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf__check_shard to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf__fail to ${admin.sql}`,
+        `grant execute on function ${on}.sheaf__iso to ${admin.sql}`,
+        `grant execute on function ${on}.sheaf__claim_own_shard to ${admin.sql}`,
+        `grant execute on function ${on}.sheaf__claim to ${admin.sql}`,
+        `grant execute on function ${on}.sheaf_release_shard to ${admin.sql}`,
         `grant select, update on ${on}.sheaf_settings to ${admin.sql}`,
         `grant select, insert, delete on ${on}.sheaf_chunks to ${admin.sql}`,
+        `grant select, insert, update on ${on}.sheaf_workers to ${admin.sql}`,
+        `grant execute on procedure ${on}.sheaf_add_shard to ${admin.sql}`,
+        `grant select, insert on ${on}.sheaf_logical_shards to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_create_ticket to ${admin.sql}`,
         `grant select, insert on ${on}.sheaf_tickets to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_create_segment to ${admin.sql}`,
@@ -330,6 +337,7 @@ describeTargets(
         await expectSheafRejection(session.query("call sheaf_create_ticket('', 1, 1)"), 'INVALID_ARGUMENT');
         await session.query("call sheaf_create_ticket('admin_t', 2, 1)");
         await session.query("call sheaf_create_segment('admin_s', 10, 0, null)");
+        await session.query('call sheaf_add_shard(11)');
         await session.query("call sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, false)");
       });
       expect(await settings(db().executor)).toEqual({ shard, testClock: 0 });

@@ -171,7 +171,7 @@ describeTargets(
         expect(closed?.closed).toBe(true);
       });
       const rows = await db().executor.query<{ worker_id: number; holder: string | null; last: string }>(
-        'select worker_id, holder, last_timestamp_ms::text as last from sheaf.workers order by worker_id',
+        "select worker_id, holder, last_timestamp_ms::text as last from sheaf.workers where kind = 'worker' order by worker_id",
       );
       expect(rows.map((row) => [row.holder, row.last])).toEqual([
         [null, '7'],

@@ -114,27 +114,28 @@ describeTargets(
         (await sql.query<Lease>('call sheaf_lease_worker(?, ?, ?)', ['t', ms, max]))[0]!;
       const beat = (id: number, token: string, last: number) =>
         sql.query<{ e: string }>('select sheaf_heartbeat_worker(?, ?, ?, 60000) as e', [id, token, last]);
+      // Worker id 0 is the shard of this database (installed with shard 0, SQL version 6).
       const a = await lease(60_000);
       const b = await lease(1);
-      expect([a.worker_id, b.worker_id]).toEqual([0, 1]);
-      await beat(0, a.lease_token, 50);
+      expect([a.worker_id, b.worker_id]).toEqual([1, 2]);
+      await beat(1, a.lease_token, 50);
       await new Promise((resolve) => setTimeout(resolve, 20));
-      await expectSheafRejection(beat(1, b.lease_token, 5), 'LEASE_LOST', 'worker 1', 'expired at');
+      await expectSheafRejection(beat(2, b.lease_token, 5), 'LEASE_LOST', 'worker 2', 'expired at');
       const c = await lease(60_000);
-      expect(c.worker_id).toBe(1);
+      expect(c.worker_id).toBe(2);
       expect(c.lease_token).not.toBe(b.lease_token);
-      await expectSheafRejection(beat(1, b.lease_token, 5), 'LEASE_LOST', "now leased by 't'");
-      const [renewed] = await beat(1, c.lease_token, 70);
+      await expectSheafRejection(beat(2, b.lease_token, 5), 'LEASE_LOST', "now leased by 't'");
+      const [renewed] = await beat(2, c.lease_token, 70);
       expect(Number(renewed!.e)).toBeGreaterThan(Date.now() + 50_000);
       // The stored timestamp only grows; release keeps it for the next holder.
-      await beat(1, c.lease_token, 10);
+      await beat(2, c.lease_token, 10);
       const release = (id: number, token: string) =>
         sql.query<{ ok: unknown }>('select sheaf_release_worker(?, ?, 60) as ok', [id, token]);
-      expect(Number((await release(1, c.lease_token))[0]!.ok)).toBe(1);
-      expect(Number((await release(1, c.lease_token))[0]!.ok)).toBe(0);
-      const d = await lease(60_000, 1);
-      expect([d.worker_id, Number(d.last_timestamp_ms)]).toEqual([1, 70]);
-      await expectSheafRejection(lease(60_000, 1), 'WORKERS_EXHAUSTED', 'all 2 worker ids from 0 to 1 are leased');
+      expect(Number((await release(2, c.lease_token))[0]!.ok)).toBe(1);
+      expect(Number((await release(2, c.lease_token))[0]!.ok)).toBe(0);
+      const d = await lease(60_000, 2);
+      expect([d.worker_id, Number(d.last_timestamp_ms)]).toEqual([2, 70]);
+      await expectSheafRejection(lease(60_000, 2), 'WORKERS_EXHAUSTED', 'all 3 worker ids from 0 to 2 are leased');
       await expectSheafRejection(lease(0), 'INVALID_ARGUMENT', 'lease_ms');
       await expectSheafRejection(sql.query("call sheaf_lease_worker('', 1000, 1)"), 'INVALID_ARGUMENT', 'holder');
     });

@@ -29,7 +29,7 @@ export interface TestDatabase {
   sessions(count: number): Promise<SqlExecutor[]>;
 }
 
-interface Opened {
+export interface Opened {
   database: TestDatabase;
   /** Closes connections; drops the database only when every test passed, to leave failures inspectable. */
   close(passed: boolean): Promise<void>;
@@ -115,6 +115,14 @@ async function openPglite(): ReturnType<Opener> {
     },
     close: () => db.close(),
   };
+}
+
+/**
+ * Another fresh database on `target`, for tests of several databases (one id space, a registry);
+ * `close(passed)` drops it when the test passed.
+ */
+export async function openDatabase(target: TargetName): Promise<Opened> {
+  return withSessions(await openers[target]());
 }
 
 type Opener = () => Promise<Omit<Opened, 'database'> & { database: Omit<TestDatabase, 'sessions'> }>;

@@ -146,6 +146,9 @@ describe('sheafErrorCodes', () => {
         'GENERATOR_BUSY',
         'SHARD_NOT_OWNED',
         'UNSAFE_GRANTS',
+        'SHARD_TAKEN',
+        'REGISTRY_ELSEWHERE',
+        'REGISTRY_UNAVAILABLE',
       ].sort(),
     );
   });

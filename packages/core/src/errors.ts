@@ -42,6 +42,9 @@ export const sheafErrorCodes = Object.freeze([
   'GENERATOR_BUSY',
   'SHARD_NOT_OWNED',
   'UNSAFE_GRANTS',
+  'SHARD_TAKEN',
+  'REGISTRY_ELSEWHERE',
+  'REGISTRY_UNAVAILABLE',
 ] as const);
 
 /**

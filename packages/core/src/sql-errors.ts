@@ -20,6 +20,8 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH013: 'LEASE_LOST',
   SH014: 'GENERATOR_BUSY',
   SH015: 'SHARD_NOT_OWNED',
+  SH016: 'SHARD_TAKEN',
+  SH017: 'REGISTRY_ELSEWHERE',
   SH020: 'SEQUENCE_OUT_OF_RANGE',
 });
 

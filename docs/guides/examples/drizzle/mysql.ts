@@ -1,5 +1,6 @@
-// The MySQL/MariaDB example of docs/guides/drizzle.md, run by test/integration/drizzle.test.ts.
-import { install, mysql2Executor, SnowflakeGenerator } from '@sheaf/core';
+// The MySQL/MariaDB example of docs/guides/drizzle.md, run by test/integration/drizzle.test.ts and, with
+// several processes writing one table at once, by test/guides/drizzle-setup.test.ts.
+import { install, mysql2Executor, SnowflakeGenerator, type SqlExecutor } from '@sheaf/core';
 import { decodeSheafId } from '@sheaf/drizzle';
 import { eq } from 'drizzle-orm';
 import { drizzle, type MySql2Database } from 'drizzle-orm/mysql2';
@@ -14,9 +15,8 @@ export async function main(url: string, migrationsFolder: string) {
   const pool = mysql.createPool({ uri: url, supportBigNumbers: true, bigNumberStrings: true });
   const executor = mysql2Executor(pool);
   await install(executor, { shard: 1 });
-  const snowflake = await SnowflakeGenerator.start(executor);
+  const snowflake = await startIds(executor);
   try {
-    useIds(() => snowflake.next());
     const db = drizzle(pool, { schema, mode: 'default' });
     await migrate(db, { migrationsFolder });
     return await placeOrder(db);
@@ -24,6 +24,16 @@ export async function main(url: string, migrationsFolder: string) {
     await snowflake.close();
     await pool.end();
   }
+}
+
+/**
+ * At start-up of each process: a SnowflakeGenerator on a worker id of its own, which is never the
+ * database's shard (one id space), feeds the schema's `$defaultFn`. `close()` it at shutdown.
+ */
+export async function startIds(executor: SqlExecutor) {
+  const snowflake = await SnowflakeGenerator.start(executor);
+  useIds(() => snowflake.next());
+  return snowflake;
 }
 
 /** Works on any drizzle MySQL database once `useIds()` has a source. */

@@ -1,5 +1,6 @@
-// The PostgreSQL example of docs/guides/drizzle.md, run by test/integration/drizzle.test.ts.
-import { install, pgExecutor } from '@sheaf/core';
+// The PostgreSQL example of docs/guides/drizzle.md, run by test/integration/drizzle.test.ts and, with
+// several processes writing one table at once, by test/guides/drizzle-setup.test.ts.
+import { install, pgExecutor, SnowflakeGenerator, type SqlExecutor } from '@sheaf/core';
 import { decodeSheafId } from '@sheaf/drizzle';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -22,9 +23,15 @@ export async function main(url: string, migrationsFolder: string) {
   }
 }
 
-/** Works on any drizzle PostgreSQL database: node-postgres, PGlite, postgres.js. */
-export async function placeOrder(db: PgDatabase<PgQueryResultHKT, typeof schema>) {
-  const [order] = await db.insert(schema.orders).values({ customer: 'ada' }).returning();
+/**
+ * Works on any drizzle PostgreSQL database: node-postgres, PGlite, postgres.js. The database keys the
+ * rows, unless `ids` is given: then the application keys the order (its id known before the INSERT).
+ */
+export async function placeOrder(
+  db: PgDatabase<PgQueryResultHKT, typeof schema>,
+  { customer = 'ada', ids }: { customer?: string; ids?: () => bigint } = {},
+) {
+  const [order] = await db.insert(schema.orders).values({ id: ids?.(), customer }).returning();
   if (!order) throw new Error('insert returned no row');
   await db.insert(schema.orderItems).values([
     { orderId: order.id, sku: 'tea', quantity: 2 },
@@ -36,4 +43,12 @@ export async function placeOrder(db: PgDatabase<PgQueryResultHKT, typeof schema>
   const items = await db.select().from(schema.orderItems).where(eq(schema.orderItems.orderId, order.id));
   const { timestamp, shardId } = decodeSheafId(order.id);
   return { order: placed && { ...placed, items }, timestamp, shardId };
+}
+
+/**
+ * The `ids` of {@link placeOrder}: a SnowflakeGenerator on a worker id of this process, which is
+ * never the database's shard (one id space). `close()` it at shutdown.
+ */
+export function startIds(executor: SqlExecutor) {
+  return SnowflakeGenerator.start(executor);
 }

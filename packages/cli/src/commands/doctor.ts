@@ -3,8 +3,9 @@ import { defineCommand } from '../command.js';
 import { type Target, targetOf, urlHelp } from '../connection.js';
 import { checksFor } from '../doctor/checks.js';
 import { windowMs } from '../doctor/generator-sample.js';
+import { idSpaceReport } from '../doctor/id-space-report.js';
 import { probe, type Snapshot } from '../doctor/probe.js';
-import { type DatabaseReport, failureError, renderText, tally } from '../doctor/report.js';
+import { type DoctorReport, failureError, renderText, tally } from '../doctor/report.js';
 import { type Io, toJson } from '../io.js';
 import { redactUrl } from '../redact.js';
 import { UsageError } from '../usage-error.js';
@@ -12,7 +13,7 @@ import { UsageError } from '../usage-error.js';
 /** `sheaf doctor`: a health check of one or more databases; exit 1 when any check fails. */
 export const doctorCommand = defineCommand({
   name: 'doctor',
-  summary: 'check databases: version, layout run-out, shards, clocks, saturation, workers, segments',
+  summary: 'check databases: version, layout run-out, shards, clocks, saturation, workers, segments, id space',
   help: `
 Usage: sheaf doctor [--url <url>]... [--json]
 
@@ -20,12 +21,18 @@ Checks each database and prints ok, warn or fail with a reason per check: the SQ
 layout's run-out date (warns within 5 years), shard ids unique across all databases given, the
 server clock against this host (warns above 100 ms, fails above 1 s) and against the last id
 issued, how close the generator runs to its capacity (watched for ${windowMs} ms), worker ids leased
-(warns above 80 %) and each segment's runway (warns below 5 years). Exit code 0 when nothing
-failed (warnings allowed), 1 otherwise.
+(warns above 80 %) and each segment's runway (warns below 5 years).
+
+Then checks the databases as one id space: one layout on all of them; no shard value held twice
+(configured and logical shards, databases registered in a registry, live worker leases: on one
+database alone too); no two servers of a ticket handing out one value; claims an install left
+unconfirmed (warn); the shard values left (warns above 80 % used). A database reached under two
+URLs (one database_id) is compared once. Exit code 0 when nothing failed (warnings allowed), 1
+otherwise.
 
 Options:
 ${urlHelp}
-                     repeat --url to check several databases, and their shards against each other
+                     repeat --url to check several databases as one id space
   --json             print the report as JSON
   -h, --help         show this help
 `,
@@ -35,16 +42,17 @@ ${urlHelp}
     const snapshots: Snapshot[] = [];
     for (const target of targets) snapshots.push(await probe(target));
     const now = Date.now();
-    const reports: DatabaseReport[] = snapshots.map((snapshot) => ({
-      database: snapshot.label,
-      dialect: snapshot.target.dialect,
-      checks: checksFor(snapshot, snapshots, now),
-    }));
-    const counts = tally(reports);
-    io.out(
-      flag(args, 'json') ? toJson({ ok: counts.fail === 0, summary: counts, databases: reports }) : renderText(reports),
-    );
-    const failure = failureError(reports);
+    const report: DoctorReport = {
+      databases: snapshots.map((snapshot) => ({
+        database: snapshot.label,
+        dialect: snapshot.target.dialect,
+        checks: checksFor(snapshot, snapshots, now),
+      })),
+      idSpace: idSpaceReport(snapshots),
+    };
+    const counts = tally(report);
+    io.out(flag(args, 'json') ? toJson({ ok: counts.fail === 0, summary: counts, ...report }) : renderText(report));
+    const failure = failureError(report);
     if (failure) throw failure;
   },
 });

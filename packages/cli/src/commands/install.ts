@@ -1,7 +1,7 @@
-import { install, installScript, type Layout } from '@sheaf/core';
+import { install, installScript, type Layout, SheafError, type SqlExecutor } from '@sheaf/core';
 import { type Args, count, flag, layoutOption, text } from '../args.js';
 import { defineCommand } from '../command.js';
-import { describeTarget, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
+import { connect, describeTarget, type Target, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
 import { readInstalledState } from '../installed-state.js';
 import { toJson } from '../io.js';
 import { UsageError } from '../usage-error.js';
@@ -10,7 +10,7 @@ export const installCommand = defineCommand({
   name: 'install',
   summary: 'install or upgrade sheaf in a database and set its shard and layout',
   help: `
-Usage: sheaf install [--url <url>] [--shard N] [--layout <preset>] [--print | --json]
+Usage: sheaf install [--url <url>] [--shard N] [--layout <preset>] [--registry <url>] [--print | --json]
 
 Installs or upgrades sheaf's SQL, then sets the shard and layout. Idempotent: run it again to
 upgrade or to change the shard; the layout is fixed once ids were issued. Without --shard or
@@ -21,6 +21,9 @@ ${urlHelp}
   --shard N          the shard id this database issues ids for (default: as configured, 0 on a
                      fresh install)
   --layout <preset>  sheaf, instagram, … (default: as configured, sheaf on a fresh install)
+  --registry <url>   the database that holds the id space of several databases: the shard is
+                     claimed there first (refused when another database or a worker has it),
+                     and application generators lease worker ids there (docs/layout.md)
   --print            write the SQL for a database without sheaf instead of applying it; never
                      connects, so --url only names the dialect (e.g. --url postgres://)
   --json             print the result as JSON
@@ -30,21 +33,28 @@ ${urlHelp}
     ...urlOption,
     shard: { type: 'string' },
     layout: { type: 'string' },
+    registry: { type: 'string' },
     print: { type: 'boolean' },
     json: { type: 'boolean' },
   },
   async run(args, io) {
     const target = targetOf(args, io);
     const options = installOptions(args);
+    const registryUrl = text(args, 'registry');
     if (flag(args, 'print')) {
       if (flag(args, 'json')) throw new UsageError('--print and --json cannot be combined');
+      if (registryUrl !== undefined) throw new UsageError('--print cannot register a shard: drop --registry');
       io.out(installScript(target.dialect, options).sql);
       return;
     }
-    const { result, state } = await withConnection(target, { create: true }, async (executor) => {
-      const result = await install(executor, options);
-      return { result, state: await readInstalledState(executor) };
-    });
+    const registry =
+      registryUrl === undefined ? undefined : targetOf({ values: { url: registryUrl }, positionals: [] }, io);
+    const { result, state } = await withConnection(target, { create: true }, (executor) =>
+      withRegistry(registry, async (registryExecutor) => {
+        const result = await install(executor, registryExecutor ? { ...options, registry: registryExecutor } : options);
+        return { result, state: await readInstalledState(executor) };
+      }),
+    );
     const summary = { ...result, shard: state?.shard, layout: state?.layout.name, dialect: target.dialect };
     if (flag(args, 'json')) {
       io.out(toJson(summary));
@@ -65,4 +75,24 @@ function installOptions(args: Args): { shard?: number; layout?: Layout } {
     ...(shard === undefined ? {} : { shard: count('shard', shard) }),
     ...(text(args, 'layout') === undefined ? {} : { layout: layoutOption(args) }),
   };
+}
+
+/** Runs `work` with a connection to the registry, if one is named; REGISTRY_UNAVAILABLE when it cannot be reached. */
+async function withRegistry<T>(
+  target: Target | undefined,
+  work: (executor: SqlExecutor | undefined) => Promise<T>,
+): Promise<T> {
+  if (target === undefined) return work(undefined);
+  const connection = await connect(target, { create: false }).catch((error: unknown) => {
+    throw new SheafError(
+      'REGISTRY_UNAVAILABLE',
+      `cannot reach the registry ${describeTarget(target)}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  });
+  try {
+    return await work(connection.executor);
+  } finally {
+    await connection.close();
+  }
 }

@@ -27,7 +27,7 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
     lastIdCheck(generator, lookaheadMs),
     saturationCheck(generator, lookaheadMs, state.layout.sequenceBits),
   );
-  if (snapshot.liveWorkers !== undefined) checks.push(workersCheck(snapshot.liveWorkers, state.layout.shardBits));
+  if (snapshot.workers !== undefined) checks.push(workersCheck(snapshot.workers, state.layout.shardBits));
   if (snapshot.segments !== undefined) checks.push(...segmentsCheck(snapshot.segments));
   if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants));
   return checks;

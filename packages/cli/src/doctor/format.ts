@@ -28,6 +28,16 @@ export function grouped(value: number | bigint): string {
   return value.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/**
+ * Items joined for a sentence.
+ *
+ * @example
+ * listed(['A', 'B', 'C']); // 'A, B and C'
+ */
+export function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
 function round(value: number): string {
   return (Math.round(value * 10) / 10).toString();
 }

@@ -5,8 +5,6 @@ export interface ProbeSql {
   readonly nowMs: string;
   /** `last`: the generator's latest counter value; `issued`: whether ids were issued since the layout was set. */
   readonly generator: string;
-  /** Live leases on worker ids up to $1 / ?. */
-  readonly liveWorkers: string;
   readonly segments: string;
   /**
    * How far ahead of the clock the generator runs when healthy: MySQL's hot sessions claim 7 ms
@@ -27,8 +25,6 @@ export const probeSql: Record<DialectName, ProbeSql> = {
     // The last id of the block opened most recently: its millisecond is the newest one with ids; -1 before any.
     generator: `select pg_sequence_last_value('sheaf.block') as last,
       pg_sequence_last_value('sheaf.block') >= 0 as issued, ${pgNow} as now_ms`,
-    liveWorkers: `select count(*) as live from sheaf.workers
-      where expires_at > clock_timestamp() and worker_id <= $1`,
     segments: `select biz_tag, max_id, step, floor(extract(epoch from updated_at) * 1000)::bigint as updated_ms,
       ${pgNow} as now_ms from sheaf.segments order by biz_tag`,
     lookaheadMs: 0,
@@ -40,7 +36,6 @@ export const probeSql: Record<DialectName, ProbeSql> = {
     generator: `select t.auto_increment - 1 as last, t.auto_increment > s.probe_k + 1 as issued, ${mysqlNow} as now_ms
       from information_schema.tables t, sheaf_settings s
       where t.table_schema = database() and t.table_name = 'sheaf_chunks'`,
-    liveWorkers: `select count(*) as live from sheaf_workers where expires_ms > ${mysqlNow} and worker_id <= ?`,
     segments: `select biz_tag, cast(max_id as char) as max_id, step, floor(unix_timestamp(updated_at) * 1000) as updated_ms,
       ${mysqlNow} as now_ms from sheaf_segments order by biz_tag`,
     lookaheadMs: 7,

@@ -4,6 +4,7 @@ import { type InstalledState, readInstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
 import { type ClockSample, sampleClock } from './clock-sample.js';
 import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
+import { type IdSpaceReading, readIdSpace } from './id-space-reading.js';
 import { type ProbeSql, probeSql } from './probe-sql.js';
 
 /** A reading that failed (a table of a newer SQL version, missing grants): the error's message. */
@@ -20,6 +21,14 @@ export interface SegmentRow {
   readonly serverMs: number;
 }
 
+/** The worker ids of the layout (up to its largest shard) that this database's workers table hands out no more. */
+export interface WorkerIds {
+  /** Live worker leases. */
+  readonly leased: number;
+  /** Values held by databases, confirmed or pending (SQL version 0009 / MySQL 0006 on): leases skip them. */
+  readonly heldByDatabases: number;
+}
+
 /** Everything the checks judge one database on, read in one connection. */
 export interface Snapshot {
   readonly target: Target;
@@ -30,7 +39,10 @@ export interface Snapshot {
   readonly state?: InstalledState;
   readonly clock?: ClockSample;
   readonly generator?: GeneratorWindow;
-  readonly liveWorkers?: number | Unreadable;
+  /** Undefined where there is no workers table (before version 6 on PostgreSQL). */
+  readonly workers?: WorkerIds | Unreadable;
+  /** The shard values, worker leases and tickets it holds, for the comparison across databases. */
+  readonly idSpace?: IdSpaceReading | Unreadable;
   readonly segments?: readonly SegmentRow[] | Unreadable;
   /** Privileges broader than an application's; undefined where the dialect cannot be audited. */
   readonly grants?: readonly GrantFinding[] | Unreadable;
@@ -51,13 +63,15 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
   const state = await readInstalledState(executor);
   const clock = await sampleClock(executor, sql.nowMs);
   if (!state) return { target, label, clock };
+  const idSpace = await readable(() => readIdSpace(executor));
   return {
     target,
     label,
     state,
     clock,
     generator: await sampleGenerator(executor, sql, state),
-    liveWorkers: await readable(() => liveWorkers(executor, sql, state)),
+    ...workers(idSpace, 2 ** state.layout.shardBits - 1),
+    idSpace,
     segments: await readable(() => segments(executor, sql)),
     ...(await grants(executor)),
   };
@@ -75,9 +89,13 @@ async function grants(executor: SqlExecutor): Promise<{ grants?: readonly GrantF
   return unsupported ? {} : { grants: findings };
 }
 
-async function liveWorkers(executor: SqlExecutor, sql: ProbeSql, state: InstalledState): Promise<number> {
-  const [row] = await executor.query<{ live: unknown }>(sql.liveWorkers, [2 ** state.layout.shardBits - 1]);
-  return Number(row?.live ?? 0);
+// Counted from the id space's rows: a 'database' row is no lease, but no lease can take its value.
+function workers(idSpace: IdSpaceReading | Unreadable, maxWorker: number): Pick<Snapshot, 'workers'> {
+  if (isUnreadable(idSpace)) return { workers: idSpace };
+  if (idSpace.holders === undefined) return {};
+  const rows = idSpace.holders.filter((row) => row.value <= maxWorker);
+  const leased = rows.filter((row) => row.kind === 'worker').length;
+  return { workers: { leased, heldByDatabases: rows.length - leased } };
 }
 
 async function segments(executor: SqlExecutor, sql: ProbeSql): Promise<SegmentRow[]> {

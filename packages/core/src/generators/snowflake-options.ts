@@ -20,6 +20,11 @@ export interface SnowflakeGeneratorOptions<K extends IdKind = 'bigint'> {
   readonly ids?: K;
   /** Highest worker id to lease (default: the layout's largest shard). */
   readonly maxWorker?: number;
+  /**
+   * Lease exactly this worker id instead of the lowest free one; refused with SHARD_TAKEN, naming
+   * the holder, while a database has it as its shard or another generator's lease on it is live.
+   */
+  readonly workerId?: number;
   /** Shown in `sheaf.workers.holder` (default `pid <pid>` and the host name when known). */
   readonly holder?: string;
   /** Lease length in ms (default 30,000). */
@@ -86,6 +91,8 @@ export function snowflakeSettings(given: SnowflakeGeneratorOptions<IdKind> | und
     heartbeatMs,
     safetyMarginMs,
     maxWorker: intOption('maxWorker', options.maxWorker, layout.maxShard, 0, layout.maxShard),
+    workerId:
+      options.workerId === undefined ? undefined : intOption('workerId', options.workerId, 0, 0, layout.maxShard),
     clock: clockOption(options.clock),
   };
   return {

@@ -7,6 +7,8 @@ import { pause, withTimeout } from './timers.js';
 
 interface LeaseQueries {
   readonly lease: string;
+  /** Leases one named worker id: (holder, leaseMs, workerId) → the row of `lease`. */
+  readonly leaseId: string;
   readonly heartbeat: string;
   readonly release: string;
 }
@@ -22,12 +24,16 @@ const leaseSql: DialectSql<LeaseQueries> = {
     lease:
       'select worker_id, lease_token::text as lease_token, last_timestamp_ms::text as last_timestamp_ms ' +
       'from sheaf.lease_worker($1, $2::integer, $3::integer)',
+    leaseId:
+      'select worker_id, lease_token::text as lease_token, last_timestamp_ms::text as last_timestamp_ms ' +
+      'from sheaf.lease_worker_id($1, $2::integer, $3::integer)',
     heartbeat: 'select sheaf.heartbeat_worker($1::integer, $2::uuid, $3::bigint, $4::integer) as expires_at',
     release: 'select sheaf.close_worker($1::integer, $2::uuid, $3::bigint) as closed',
   },
   // Autocommit: each statement of the lease procedure commits, so no row lock outlives the call.
   mysql: {
     lease: 'call sheaf_lease_worker(?, ?, ?)',
+    leaseId: 'call sheaf_lease_worker_id(?, ?, ?)',
     heartbeat: 'select sheaf_heartbeat_worker(?, ?, ?, ?) as expires_ms',
     release: 'select sheaf_close_worker(?, ?, ?) as closed',
   },
@@ -40,6 +46,8 @@ export interface LeaseSettings {
   readonly heartbeatMs: number;
   readonly safetyMarginMs: number;
   readonly maxWorker: number;
+  /** The one worker id to lease (SHARD_TAKEN when another holder has it); otherwise the lowest free one. */
+  readonly workerId: number | undefined;
   readonly clock: Clock;
 }
 
@@ -85,13 +93,19 @@ export class WorkerLease {
     readonly recordedMs: number,
   ) {}
 
-  /** Leases the lowest free or expired worker id (WORKERS_EXHAUSTED when there is none). */
+  /**
+   * Leases the lowest worker id that no database and no live lease holds (WORKERS_EXHAUSTED when
+   * there is none), or exactly `settings.workerId` (SHARD_TAKEN naming its holder).
+   */
   static async acquire(executor: SqlExecutor, settings: LeaseSettings): Promise<WorkerLease> {
     const sql = sqlFor(executor, leaseSql, 'SnowflakeGenerator');
-    const rows = await executor.query<{ worker_id: unknown; lease_token: unknown; last_timestamp_ms: unknown }>(
-      sql.lease,
-      [settings.holder, settings.leaseMs, settings.maxWorker],
-    );
+    const [query, last] =
+      settings.workerId === undefined ? [sql.lease, settings.maxWorker] : [sql.leaseId, settings.workerId];
+    const rows = await executor.query<{ worker_id: unknown; lease_token: unknown; last_timestamp_ms: unknown }>(query, [
+      settings.holder,
+      settings.leaseMs,
+      last,
+    ]);
     const row = rows[0];
     if (row === undefined) {
       throw new SheafError(

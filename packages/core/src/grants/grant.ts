@@ -1,6 +1,7 @@
 import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { sqlVersion } from '../install/script.js';
 import { mysqlAppGrants } from './mysql.js';
 import { postgresAppGrants } from './postgres.js';
 
@@ -29,6 +30,8 @@ export interface GrantResult {
 }
 
 interface DialectGrants {
+  /** One row, `version`: the highest sheaf SQL file installed (run once installed). */
+  readonly version: string;
   /** Checks the grantee against the database and returns the statements (docs/security.md). */
   statements(session: SqlExecutor, grantee: string): Promise<string[]>;
   /** Runs them as one unit where DDL is transactional. */
@@ -38,6 +41,7 @@ interface DialectGrants {
 const dialects: Partial<Record<DialectName, DialectGrants>> = {
   postgres: {
     transactional: true,
+    version: 'select max(version) as version from sheaf.schema_versions',
     async statements(session, role) {
       const statements = postgresAppGrants(role);
       const [row] = await session.query<{ installed: unknown; exists: unknown; owner: unknown }>(
@@ -64,6 +68,7 @@ const dialects: Partial<Record<DialectName, DialectGrants>> = {
   // No transactional DDL: each GRANT applies on its own, and granting again changes nothing.
   mysql: {
     transactional: false,
+    version: 'select max(version) as version from sheaf_schema_versions',
     async statements(session, account) {
       const [row] = await session.query<{ name: unknown; installed: unknown }>(
         `select database() as name, (select count(*) from information_schema.tables
@@ -92,6 +97,7 @@ export async function grant(executor: SqlExecutor, grantee: string, options: Gra
   }
   return executor.session(async (session) => {
     const statements = await dialect.statements(session, grantee);
+    await checkUpToDate(session, dialect);
     if (options.dryRun) return { statements, applied: false };
     if (dialect.transactional) await session.query('begin');
     try {
@@ -103,6 +109,20 @@ export async function grant(executor: SqlExecutor, grantee: string, options: Gra
     }
     return { statements, applied: true };
   });
+}
+
+/** The grants name every function of this package's SQL: an older install lacks some. */
+async function checkUpToDate(session: SqlExecutor, dialect: DialectGrants): Promise<void> {
+  const [row] = await session.query<{ version: unknown }>(dialect.version);
+  const installed = Number(row?.version ?? 0);
+  const needed = sqlVersion(session.dialect.name);
+  if (installed < needed) {
+    throw new SheafError(
+      'NOT_INSTALLED',
+      `sheaf SQL version ${installed} is installed, this package grants on version ${needed}: run \`sheaf install\` first`,
+      { details: { installed, needed } },
+    );
+  }
 }
 
 function notInstalled(): SheafError {

@@ -22,6 +22,7 @@ const appRoutines = [
   ['function', 'sheaf_next_ticket'],
   ['procedure', 'sheaf_alloc_segment'],
   ['procedure', 'sheaf_lease_worker'],
+  ['procedure', 'sheaf_lease_worker_id'],
   ['function', 'sheaf_heartbeat_worker'],
   ['function', 'sheaf_release_worker'],
   ['function', 'sheaf_close_worker'],
@@ -125,6 +126,13 @@ export const mysqlRoutineGrantsQuery = `select user as user, host as host, routi
     routine_type as routine_type, proc_priv as proc_priv
   from mysql.procs_priv where db = database() and routine_name like 'sheaf%' order by 1, 2, 3, 4`;
 
+/**
+ * Routines added after one an application may execute, which give it nothing that one does not:
+ * an account whose EXECUTE on the first is restored gets the second too (SQL version 6 replaced
+ * sheaf_lease_worker and added sheaf_lease_worker_id, a lease of one named free id).
+ */
+const impliedRoutines: Readonly<Record<string, string>> = { sheaf_lease_worker: 'procedure sheaf_lease_worker_id' };
+
 /** The GRANTs that restore rows of {@link mysqlRoutineGrantsQuery} in the current database. */
 export function mysqlRegrants(rows: readonly Record<string, unknown>[]): string[] {
   return rows.flatMap((row) => {
@@ -135,6 +143,10 @@ export function mysqlRegrants(rows: readonly Record<string, unknown>[]): string[
     const option = privileges.includes('grant') ? ' with grant option' : '';
     const grantee = quoteAccount(String(row.user), String(row.host));
     const routine = mysqlDialect.quoteIdent(String(row.routine_name));
-    return [`grant ${granted.join(', ')} on ${kind} ${routine} to ${grantee}${option}`];
+    const implied = granted.includes('execute') ? impliedRoutines[String(row.routine_name)] : undefined;
+    return [
+      `grant ${granted.join(', ')} on ${kind} ${routine} to ${grantee}${option}`,
+      ...(implied ? [`grant execute on ${implied} to ${grantee}`] : []),
+    ];
   });
 }

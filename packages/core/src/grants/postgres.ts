@@ -23,6 +23,7 @@ export const postgresAppFunctions: readonly string[] = [
   'sheaf.next_ticket(text)',
   'sheaf.alloc_segment(text, integer)',
   'sheaf.lease_worker(text, integer, integer)',
+  'sheaf.lease_worker_id(text, integer, integer)',
   'sheaf.heartbeat_worker(integer, uuid, bigint, integer)',
   'sheaf.release_worker(integer, uuid, bigint)',
   'sheaf.close_worker(integer, uuid, bigint)',

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../executor.js';
 import type { Layout } from '../layout.js';
+import type { IdSpaceInstall } from './id-space.js';
 import type { SqlFile } from './sql-file.js';
 
 /** What the installer needs to know of a dialect; one object per dialect, parallel in shape. */
@@ -39,6 +40,8 @@ export interface DialectInstall {
    * grants): `role` rows, and the statements for one. Undefined where accounts are not tracked.
    */
   readonly appRoles?: { readonly query: string; readonly from: number; statements(role: string): string[] };
+  /** How an install with a registry reads and records this database's place in the id space. */
+  readonly idSpace?: IdSpaceInstall;
   /** Checks server settings the SQL needs before anything is applied; throws a SheafError. */
   readonly preflight?: (session: SqlExecutor) => Promise<void>;
   /**

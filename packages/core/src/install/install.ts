@@ -7,6 +7,7 @@ import { applyFile } from './apply-files.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlInstall } from './mysql.js';
 import { postgresInstall } from './postgres.js';
+import { type Registration, registerShard } from './registration.js';
 import { keptRoutineGrants, restoreRoutineGrants } from './routine-grants.js';
 import { configureWith, type SettingsRow } from './settings.js';
 import { switchTestClock } from './test-clock.js';
@@ -38,6 +39,15 @@ export interface InstallOptions {
   readonly testClock?: boolean;
   /** Installs only files up to this version: for testing upgrades from an earlier release. */
   readonly upTo?: number;
+  /**
+   * The database that holds the id space of a deployment with several databases (docs/layout.md,
+   * Id space): the shard is claimed there before anything changes here, and confirmed after this
+   * install commits. Refused with SHARD_TAKEN (naming the holder) when another database or a
+   * worker has it, REGISTRY_UNAVAILABLE when it cannot be reached. Application generators then
+   * lease worker ids from the registry only. Omitted: as recorded (a database is its own registry
+   * on a fresh install).
+   */
+  readonly registry?: SqlExecutor;
 }
 
 /**
@@ -66,55 +76,75 @@ export interface InstallResult {
  */
 export async function install(executor: SqlExecutor, options: InstallOptions = {}): Promise<InstallResult> {
   const dialect = dialectInstall(executor);
-  const files = dialect.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
-  return inInstallLock(executor, dialect, async (session) => {
-    await dialect.preflight?.(session);
-    for (const statement of dialect.bootstrap) await session.query(statement);
-    const grants = await keptRoutineGrants(session, dialect);
-    const recorded = await session.query<{ version: unknown; checksum: unknown }>(dialect.recorded);
-    const known = new Map(recorded.map((row) => [Number(row.version), String(row.checksum)]));
-    for (const [version, checksum] of known) {
-      const file = dialect.files.find((candidate) => candidate.version === version);
-      if (!file) {
-        throw new SheafError(
-          'INSTALL_CONFLICT',
-          `the database has sheaf SQL version ${version}, newer than this package (up to ${dialect.files.length}); ` +
-            'upgrade @sheaf/core',
-          { details: { version, known: dialect.files.length } },
-        );
-      }
-      if (file.checksum !== checksum) {
-        throw new SheafError(
-          'INSTALL_CONFLICT',
-          `sheaf SQL file ${version} (${file.name}) installed in the database differs from this package's ` +
-            `(checksum ${checksum.slice(0, 12)}… vs ${file.checksum.slice(0, 12)}…)`,
-          { details: { version, recorded: checksum, expected: file.checksum } },
-        );
-      }
+  const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
+    const registration = options.registry && (await registerShard(session, dialect, options, options.registry));
+    try {
+      const result = await installFiles(session, dialect, options, registration);
+      return { result, registered: registration };
+    } catch (error) {
+      await registration?.undo().catch(() => undefined);
+      throw error;
     }
-    const applied: number[] = [];
-    for (const file of files) {
-      if (known.has(file.version)) continue;
-      await applyFile(session, dialect, file);
-      applied.push(file.version);
-    }
-    const version = Math.max(0, ...known.keys(), ...applied);
-    if (version < dialect.configureFrom) return restoreRoutineGrants(session, dialect, grants, { version, applied });
-    const [current] = await session.query<SettingsRow>(dialect.settings);
-    const params = configureWith(current, options);
-    await session.query(dialect.configure, params);
-    if (dialect.testClock) {
-      const installed = dialect.files.filter((file) => file.version <= version);
-      await switchTestClock(session, dialect.testClock, installed, params[6] === true, current);
-    }
-    if (dialect.appRoles && version >= dialect.appRoles.from) {
-      const roles = await session.query<{ role: string }>(dialect.appRoles.query);
-      for (const { role } of roles) {
-        for (const statement of dialect.appRoles.statements(role)) await session.query(statement);
-      }
-    }
-    return restoreRoutineGrants(session, dialect, grants, { version, applied });
   });
+  await registered?.confirm();
+  return result;
+}
+
+async function installFiles(
+  session: SqlExecutor,
+  dialect: DialectInstall,
+  options: InstallOptions,
+  registration: Registration | undefined,
+): Promise<InstallResult> {
+  const files = dialect.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
+  await dialect.preflight?.(session);
+  for (const statement of dialect.bootstrap) await session.query(statement);
+  const grants = await keptRoutineGrants(session, dialect);
+  const recorded = await session.query<{ version: unknown; checksum: unknown }>(dialect.recorded);
+  const known = new Map(recorded.map((row) => [Number(row.version), String(row.checksum)]));
+  for (const [version, checksum] of known) {
+    const file = dialect.files.find((candidate) => candidate.version === version);
+    if (!file) {
+      throw new SheafError(
+        'INSTALL_CONFLICT',
+        `the database has sheaf SQL version ${version}, newer than this package (up to ${dialect.files.length}); ` +
+          'upgrade @sheaf/core',
+        { details: { version, known: dialect.files.length } },
+      );
+    }
+    if (file.checksum !== checksum) {
+      throw new SheafError(
+        'INSTALL_CONFLICT',
+        `sheaf SQL file ${version} (${file.name}) installed in the database differs from this package's ` +
+          `(checksum ${checksum.slice(0, 12)}… vs ${file.checksum.slice(0, 12)}…)`,
+        { details: { version, recorded: checksum, expected: file.checksum } },
+      );
+    }
+  }
+  const applied: number[] = [];
+  for (const file of files) {
+    if (known.has(file.version)) continue;
+    await applyFile(session, dialect, file);
+    applied.push(file.version);
+  }
+  const version = Math.max(0, ...known.keys(), ...applied);
+  if (version < dialect.configureFrom) return restoreRoutineGrants(session, dialect, grants, { version, applied });
+  const [current] = await session.query<SettingsRow>(dialect.settings);
+  const params = configureWith(current, options);
+  if (registration) await registration.beforeConfigure(version);
+  await session.query(dialect.configure, params);
+  if (registration) await registration.afterConfigure(current);
+  if (dialect.testClock) {
+    const installed = dialect.files.filter((file) => file.version <= version);
+    await switchTestClock(session, dialect.testClock, installed, params[6] === true, current);
+  }
+  if (dialect.appRoles && version >= dialect.appRoles.from) {
+    const roles = await session.query<{ role: string }>(dialect.appRoles.query);
+    for (const { role } of roles) {
+      for (const statement of dialect.appRoles.statements(role)) await session.query(statement);
+    }
+  }
+  return restoreRoutineGrants(session, dialect, grants, { version, applied });
 }
 
 /**

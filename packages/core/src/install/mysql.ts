@@ -3,6 +3,7 @@ import type { SqlExecutor } from '../executor.js';
 import { mysqlRegrants, mysqlRoutineGrantsQuery } from '../grants/mysql.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlFiles } from './files.generated.js';
+import { mysqlIdSpace } from './id-space.js';
 import { mysqlTestClock } from './mysql-test-clock.js';
 
 /** Every routine and table of sheaf on MySQL/MariaDB, in the current database. */
@@ -36,6 +37,16 @@ const routines = [
   ['procedure', 'sheaf_add_shard'],
   ['procedure', 'sheaf__check_owned_shard'],
   ['function', 'sheaf_close_worker'],
+  // 0006; sheaf__id_space_0006 is dropped by the file, and stays only after a refused upgrade.
+  ['procedure', 'sheaf__id_space_0006'],
+  ['function', 'sheaf__claim'],
+  ['function', 'sheaf_claim_shard'],
+  ['function', 'sheaf_release_shard'],
+  ['function', 'sheaf__claim_own_shard'],
+  ['procedure', 'sheaf__use_registry'],
+  ['procedure', 'sheaf__check_lease_args'],
+  ['procedure', 'sheaf__take_worker'],
+  ['procedure', 'sheaf_lease_worker_id'],
 ] as const;
 const tables = [
   'sheaf_settings',
@@ -75,6 +86,7 @@ export const mysqlInstall: DialectInstall = {
     from sheaf_settings where singleton = 1`,
   configure: 'call sheaf_configure(?, ?, ?, ?, ?, ?, ?)',
   configureFrom: 2,
+  idSpace: mysqlIdSpace,
   probe: `select count(*) > 0 as installed from information_schema.tables
     where table_schema = database() and table_name = 'sheaf_schema_versions'`,
   dependents: `select concat('trigger ', trigger_name, ' on ', event_object_table) as dependent ${dependentTriggers}

@@ -1,6 +1,7 @@
 import { postgresAppGrants } from '../grants/postgres.js';
 import type { DialectInstall } from './dialect-install.js';
 import { postgresFiles } from './files.generated.js';
+import { postgresIdSpace } from './id-space.js';
 
 /** Installs into schema `sheaf`, all in one transaction under a transaction-level advisory lock. */
 export const postgresInstall: DialectInstall = {
@@ -23,6 +24,7 @@ export const postgresInstall: DialectInstall = {
     from sheaf.settings`,
   configure: 'select sheaf.configure($1, $2, $3, $4, $5, $6, $7)',
   configureFrom: 3,
+  idSpace: postgresIdSpace,
   probe: "select to_regnamespace('sheaf') is not null as installed",
   // Objects outside schema sheaf that depend on it: column defaults, views, triggers, functions.
   dependents: `
