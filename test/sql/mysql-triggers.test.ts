@@ -57,13 +57,18 @@ describeTargets(
         const [[stored]] = await connection.query<RowDataPacket[]>('select max(id) as id from items');
         expect(String(header.insertId)).toBe(String(stored?.id));
         expect(decodeId(String(header.insertId), presets.sheaf).shardId).toBe(3);
-        // Multi-row: insertId is one row's id, not the first of a run; RETURNING gives them all.
+        // Multi-row: RETURNING gives every id.
         const [many] = await connection.query<RowDataPacket[]>(
           'insert into items (v) values (2), (3), (4) returning id',
         );
         expect(new Set(many.map((row) => row.id)).size).toBe(3);
         const [[lastInsertId]] = await connection.query<RowDataPacket[]>('select last_insert_id() as id');
         expect(String(lastInsertId?.id)).toBe('0');
+        // Without RETURNING, the header names the last row's id (AUTO_INCREMENT alone names the first).
+        const [plain] = await connection.query<ResultSetHeader>('insert into items (v) values (5), (6), (7)');
+        const [rows] = await connection.query<RowDataPacket[]>('select id from items where v >= 5 order by v');
+        expect(rows.map((row) => String(row.id))).toHaveLength(3);
+        expect(String(plain.insertId)).toBe(String(rows[2]?.id));
       } finally {
         await connection.end();
       }

@@ -59,12 +59,12 @@ describe('SnowflakeGenerator.start', () => {
   it.each([
     ['null', null],
     ['an empty object', {}],
-    ['a raw pg pool', pool],
-  ])('refuses an executor that is not one: %s', async (_what, notExecutor) => {
+    ['a function', () => undefined],
+  ])('refuses a database that is not one: %s', async (_what, notDatabase) => {
     await expectSheafRejection(
-      SnowflakeGenerator.start(notExecutor as never),
+      SnowflakeGenerator.start(notDatabase as never),
       'INVALID_ARGUMENT',
-      'SnowflakeGenerator needs an executor',
+      'SnowflakeGenerator.start needs a database: a pg Pool or Client, a mysql2 or mariadb pool or connection',
     );
   });
 });
@@ -84,9 +84,9 @@ describe('SegmentGenerator', () => {
     expectSheafError(() => new SegmentGenerator(executor, merged as never), code, fragment);
   });
 
-  it('refuses an executor that is not one', () => {
-    const call = () => new SegmentGenerator(pool as never, valid);
-    expectSheafError(call, 'INVALID_ARGUMENT', 'SegmentGenerator needs an executor', 'not an object');
+  it('refuses a database that is not one', () => {
+    const call = () => new SegmentGenerator({ query: 'no' } as never, valid);
+    expectSheafError(call, 'INVALID_ARGUMENT', 'SegmentGenerator needs a database', 'not an object');
   });
 });
 
@@ -104,7 +104,7 @@ describe('BatchedDbIds', () => {
   });
 
   it('refuses an executor that is not one', () => {
-    expectSheafError(() => new BatchedDbIds(null as never), 'INVALID_ARGUMENT', 'BatchedDbIds needs an executor');
+    expectSheafError(() => new BatchedDbIds(null as never), 'INVALID_ARGUMENT', 'BatchedDbIds needs a database');
   });
 
   it('takes valid options without querying', async () => {
@@ -130,8 +130,12 @@ describe('TicketClient', () => {
   it.each([
     ['no servers', null, 'needs an array of at least one server'],
     ['an empty list', [], 'needs an array of at least one server'],
-    ['a null server', [null], 'TicketClient needs an executor (pgExecutor(pool), mysql2Executor(pool), …), not null'],
-    ['a raw pool', [pool], 'TicketClient needs an executor'],
+    [
+      'a null server',
+      [null],
+      'TicketClient needs a database: a pg Pool or Client, a mysql2 or mariadb pool or connection, a PGlite instance, or an executor (pgExecutor(pool), …), not null',
+    ],
+    ['a string', ['postgres://x'], 'TicketClient needs a database'],
   ])('refuses %s', (_what, servers, fragment) => {
     expectSheafError(() => new TicketClient(servers as never, valid), 'INVALID_ARGUMENT', fragment);
   });

@@ -3,6 +3,7 @@ export { mysqlDialect } from './dialects/mysql.js';
 export { postgresDialect } from './dialects/postgres.js';
 export { isSheafError, SheafError, type SheafErrorCode, type SheafErrorOptions, sheafErrorCodes } from './errors.js';
 export type { Row, SqlExecutor } from './executor.js';
+export { type Database, executorOf } from './executors/executor-of.js';
 export { type MariadbConnectionLike, type MariadbPoolLike, mariadbExecutor } from './executors/mariadb.js';
 export { type Mysql2ConnectionLike, type Mysql2PoolLike, mysql2Executor } from './executors/mysql2.js';
 export { type PgClientLike, type PgPoolLike, pgExecutor } from './executors/pg.js';

@@ -1,5 +1,6 @@
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { type Database, executorOf } from '../executors/executor-of.js';
 import { shardArgument } from '../shard-argument.js';
 import type { Clock } from './clock.js';
 import { type DialectSql, sqlFor } from './dialect-sql.js';
@@ -64,7 +65,8 @@ export class BatchedDbIds<K extends IdKind = 'bigint'> {
   private readonly refill: Refill<IdOf<K>[]>;
   private readonly stop = new AbortController();
 
-  constructor(executor: SqlExecutor, given: BatchedDbIdsOptions<K> = {}) {
+  constructor(db: Database, given: BatchedDbIdsOptions<K> = {}) {
+    const executor = executorOf(db, 'BatchedDbIds');
     const options = optionsObject('BatchedDbIds', given);
     const batchSize = intOption('batchSize', options.batchSize, 1000, 1, 1_000_000);
     const queries = sqlFor(executor, batchSql, 'BatchedDbIds');

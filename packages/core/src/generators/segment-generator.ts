@@ -1,5 +1,5 @@
 import { SheafError } from '../errors.js';
-import type { SqlExecutor } from '../executor.js';
+import { type Database, executorOf } from '../executors/executor-of.js';
 import { detailValue, formatArgument } from '../format.js';
 import { BurnRate } from './burn-rate.js';
 import type { Clock } from './clock.js';
@@ -111,7 +111,8 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
   private segments = 0;
   private issuedBefore = 0;
 
-  constructor(executor: SqlExecutor, given: SegmentGeneratorOptions<K>) {
+  constructor(db: Database, given: SegmentGeneratorOptions<K>) {
+    const executor = executorOf(db, 'SegmentGenerator');
     const options = optionsObject('SegmentGenerator', given);
     if (typeof options.bizTag !== 'string' || options.bizTag === '') {
       throw new SheafError('INVALID_ARGUMENT', `bizTag must be non-empty text, not ${formatArgument(options.bizTag)}`, {

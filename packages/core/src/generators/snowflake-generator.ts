@@ -1,5 +1,5 @@
 import { SheafError } from '../errors.js';
-import type { SqlExecutor } from '../executor.js';
+import { type Database, executorOf } from '../executors/executor-of.js';
 import { idFloor } from '../id.js';
 import type { Layout } from '../layout.js';
 import type { Clock } from './clock.js';
@@ -111,9 +111,10 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
    * `maxStartWaitMs`.
    */
   static async start<K extends IdKind = 'bigint'>(
-    executor: SqlExecutor,
+    db: Database,
     options: SnowflakeGeneratorOptions<K> = {},
   ): Promise<SnowflakeGenerator<K>> {
+    const executor = executorOf(db, 'SnowflakeGenerator.start');
     const settings = snowflakeSettings(options);
     const { clock, leaseMs } = settings.lease;
     const { lease, renewal } = await takeWorker(executor, settings);

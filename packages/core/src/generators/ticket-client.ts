@@ -1,5 +1,6 @@
 import { isSheafError, SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { type Database, executorOf } from '../executors/executor-of.js';
 import { detailValue, formatArgument, typeName } from '../format.js';
 import type { Clock } from './clock.js';
 import { type DialectSql, sqlFor } from './dialect-sql.js';
@@ -75,7 +76,7 @@ export class TicketClient<K extends IdKind = 'bigint'> {
   private turn = 0;
   private closed = false;
 
-  constructor(servers: readonly SqlExecutor[], given: TicketClientOptions<K>) {
+  constructor(servers: readonly Database[], given: TicketClientOptions<K>) {
     const options = optionsObject('TicketClient', given);
     if (typeof options.name !== 'string' || options.name === '') {
       throw new SheafError(
@@ -98,14 +99,16 @@ export class TicketClient<K extends IdKind = 'bigint'> {
     this.clock = clockOption(options.clock);
     this.queryTimeoutMs = intOption('queryTimeoutMs', options.queryTimeoutMs, 2_000, 1, 2 ** 31 - 1);
     const retry = retryOptions(options.retry, 1_000, 30_000);
-    this.pool = servers.map((executor) => ({
-      executor,
-      sql: sqlFor(executor, ticketSql, 'TicketClient').next,
-      backoff: new Backoff(retry.minMs, retry.maxMs),
-      failures: 0,
-      retryAt: 0,
-      lastError: undefined,
-    }));
+    this.pool = servers
+      .map((db) => executorOf(db, 'TicketClient'))
+      .map((executor) => ({
+        executor,
+        sql: sqlFor(executor, ticketSql, 'TicketClient').next,
+        backoff: new Backoff(retry.minMs, retry.maxMs),
+        failures: 0,
+        retryAt: 0,
+        lastError: undefined,
+      }));
   }
 
   /**

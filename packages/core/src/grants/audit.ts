@@ -1,6 +1,7 @@
 import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { type Database, executorOf } from '../executors/executor-of.js';
 import { postgresAppFunctions, postgresAppObjectPrivileges } from './postgres.js';
 
 /**
@@ -56,7 +57,8 @@ const audits: Partial<Record<DialectName, (executor: SqlExecutor) => Promise<Gra
  * @example
  * for (const { grantee, privilege, object } of await auditGrants(executor)) console.warn(grantee, privilege, object);
  */
-export async function auditGrants(executor: SqlExecutor): Promise<GrantFinding[]> {
+export async function auditGrants(db: Database): Promise<GrantFinding[]> {
+  const executor = executorOf(db, 'auditGrants');
   const audit = audits[executor.dialect.name];
   if (!audit) throw new SheafError('UNSUPPORTED_DIALECT', `cannot audit grants on ${executor.dialect.name}`);
   return audit(executor);

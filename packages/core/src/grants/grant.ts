@@ -1,6 +1,7 @@
 import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { type Database, executorOf } from '../executors/executor-of.js';
 import { sqlVersion } from '../install/script.js';
 import { mysqlAppGrants } from './mysql.js';
 import { postgresAppGrants } from './postgres.js';
@@ -90,7 +91,8 @@ const dialects: Partial<Record<DialectName, DialectGrants>> = {
  * await grant(pgExecutor(pool), 'app');                       // as the owner of schema sheaf
  * const { statements } = await grant(executor, 'app', { dryRun: true });
  */
-export async function grant(executor: SqlExecutor, grantee: string, options: GrantOptions = {}): Promise<GrantResult> {
+export async function grant(db: Database, grantee: string, options: GrantOptions = {}): Promise<GrantResult> {
+  const executor = executorOf(db, 'grant');
   const dialect = dialects[executor.dialect.name];
   if (!dialect) {
     throw new SheafError('UNSUPPORTED_DIALECT', `cannot grant sheaf privileges on ${executor.dialect.name}`);

@@ -1,6 +1,7 @@
 import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
+import { type Database, executorOf } from '../executors/executor-of.js';
 import type { Layout } from '../layout.js';
 import type { PresetName } from '../presets.js';
 import { applyFile } from './apply-files.js';
@@ -47,7 +48,7 @@ export interface InstallOptions {
    * lease worker ids from the registry only. Omitted: as recorded (a database is its own registry
    * on a fresh install).
    */
-  readonly registry?: SqlExecutor;
+  readonly registry?: Database;
 }
 
 /**
@@ -74,10 +75,12 @@ export interface InstallResult {
  * @example
  * await install(pgExecutor(pool), { shard: 3 }); // later, at start-up: await install(executor)
  */
-export async function install(executor: SqlExecutor, options: InstallOptions = {}): Promise<InstallResult> {
+export async function install(db: Database, options: InstallOptions = {}): Promise<InstallResult> {
+  const executor = executorOf(db, 'install');
   const dialect = dialectInstall(executor);
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
-    const registration = options.registry && (await registerShard(session, dialect, options, options.registry));
+    const registration =
+      options.registry && (await registerShard(session, dialect, options, executorOf(options.registry, 'registry')));
     try {
       const result = await installFiles(session, dialect, options, registration);
       return { result, registered: registration };
@@ -165,7 +168,8 @@ export interface UninstallOptions {
  * @example
  * await uninstall(executor);
  */
-export async function uninstall(executor: SqlExecutor, options: UninstallOptions = {}): Promise<void> {
+export async function uninstall(db: Database, options: UninstallOptions = {}): Promise<void> {
+  const executor = executorOf(db, 'uninstall');
   const dialect = dialectInstall(executor);
   await inInstallLock(executor, dialect, async (session) => {
     const [probe] = await session.query<{ installed: unknown }>(dialect.probe);
