@@ -334,4 +334,50 @@ select sheaf._claim_own_shard(s.shard_id) from sheaf.settings s;
 select sheaf._claim_own_shard(l.shard_id) from sheaf.logical_shards l order by l.shard_id;
 -- sheaf:break
 
+alter function sheaf._bake() rename to _bake_0008;
+-- sheaf:break
+
+-- As in 0008, then the slow path waits for the fixed key of versions 1-7 (taken for a minute after
+-- an upgrade from them) as it waits for its own key: 5 ms at a time until its 2 s deadline. A
+-- session still inside the old function when the upgrade committed can hold that key for more
+-- than one step on a busy machine, which failed next_id() with SH014 at once.
+create function sheaf._bake() returns void
+language plpgsql as $bake$
+declare
+  slow regprocedure;
+  old text;
+  patched text;
+begin
+  perform sheaf._bake_0008();
+  foreach slow in array array['sheaf._open_block(integer)'::regprocedure, 'sheaf._next_block()'::regprocedure] loop
+    old := pg_get_functiondef(slow);
+    patched := regexp_replace(old, 'perform pg_advisory_lock\((\d+)\);\s+legacy := true;',
+      'loop
+            begin
+              perform pg_advisory_lock(\1);
+              legacy := true;
+            exception when lock_not_available then
+              -- The timeout can fire as the lock is granted: PostgreSQL then keeps it.
+              legacy := exists (select from pg_locks where locktype = ''advisory'' and pid = pg_backend_pid()
+                and granted and classid = ((\1::bigint >> 32) & 4294967295)::oid
+                and objid = (\1::bigint & 4294967295)::oid and objsubid = 1);
+            end;
+            exit when legacy;
+            if clock_timestamp() >= deadline then
+              perform sheaf._fail(''SH014'', ''waited 2000 ms for the block lock of versions 1 to 7, held by a ''
+                ''session still in a function of before the upgrade'');
+            end if;
+          end loop;');
+    if patched = old then
+      raise exception 'sheaf 0009: the slow path % has no legacy lock to patch', slow;
+    end if;
+    execute patched;
+  end loop;
+end
+$bake$;
+-- sheaf:break
+
+select sheaf._bake();
+-- sheaf:break
+
 revoke all on all functions in schema sheaf from public;
