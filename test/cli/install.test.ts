@@ -56,11 +56,9 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
       expect(await sheafJson(['status', '--url', url])).toMatchObject({ shard: 8 });
 
       expect((await sheaf(['uninstall', '--url', url])).stdout).toMatch(/^removed sheaf from /);
-      expect(await sheafJson(['status', '--url', url])).toEqual({
-        dialect,
-        installed: false,
-        packageVersion: sqlVersion(dialect),
-      });
+      const removed = await sheaf(['status', '--url', url, '--json']);
+      expect(removed.code).toBe(1);
+      expect(JSON.parse(removed.stdout)).toEqual({ dialect, installed: false, packageVersion: sqlVersion(dialect) });
       expect(await sheafJson(['uninstall', '--url', url])).toEqual({ uninstalled: false, dialect });
     },
     cliTimeout,
@@ -78,7 +76,9 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/^sheaf: cannot uninstall: .*cli_orders.* \(IN_USE\)\n$/);
       expect((await sheaf(['uninstall', '--url', url, '--force'])).code).toBe(0);
-      expect(await sheafJson(['status', '--url', url])).toMatchObject({ installed: false });
+      const status = await sheaf(['status', '--url', url, '--json']);
+      expect(status.code).toBe(1);
+      expect(JSON.parse(status.stdout)).toMatchObject({ installed: false });
       await onDatabase(url, db(), (sql) => sql.query('drop table cli_orders'));
     },
     cliTimeout,

@@ -32,7 +32,9 @@ describeTargets('sheaf install --print and uninstall --print', (db, target) => {
       await onDatabase(url, db(), async (sql) => {
         for (const statement of removal.stdout.split(/^-- sheaf:break$/m)) await sql.query(statement);
       });
-      expect(await sheafJson(['status', '--url', url])).toMatchObject({ installed: false });
+      const removed = await sheaf(['status', '--url', url, '--json']);
+      expect(removed.code).toBe(1);
+      expect(JSON.parse(removed.stdout)).toMatchObject({ installed: false });
     },
     cliTimeout,
   );

@@ -1,4 +1,5 @@
 import { SheafError } from './errors.js';
+import { fieldError } from './field-error.js';
 import { formatArgument, formatTime, formatValue, jsonSafe, typeName } from './format.js';
 import { type Layout, lifetimeLimit } from './layout.js';
 import { checkLayout } from './layout-check.js';
@@ -135,21 +136,4 @@ function timeOffset(time: Date | number, layout: Layout): number {
     );
   }
   return ms - layout.epoch;
-}
-
-function fieldError(
-  code: 'SHARD_OUT_OF_RANGE' | 'SEQUENCE_OUT_OF_RANGE',
-  field: string,
-  value: unknown,
-  bits: number,
-  max: number,
-): SheafError {
-  const problem = !Number.isInteger(value)
-    ? `is not an integer (${bits} ${field} bits, max ${max})`
-    : Number.isSafeInteger(value)
-      ? `does not fit ${bits} ${field} bits (max ${max})`
-      : `is not a safe integer: a Number above 2^53-1 is already rounded (${bits} ${field} bits)`;
-  return new SheafError(code, `${field} ${formatArgument(value)} ${problem}`, {
-    details: { [field]: jsonSafe(value), bits, max },
-  });
 }

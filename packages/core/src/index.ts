@@ -41,11 +41,12 @@ export {
   type UninstallOptions,
   uninstall,
 } from './install/install.js';
+export { requireInstalled } from './install/require-installed.js';
 export { type InstallScript, installScript, sqlVersion, uninstallScript } from './install/script.js';
 export { defineLayout, type Layout, type LayoutOptions } from './layout.js';
 export { layoutLifetime } from './layout-lifetime.js';
 export { type SheafTriggerOptions, type SheafTriggerSql, sheafTriggerSql } from './mysql-trigger.js';
 export { nextIdSql } from './next-id-sql.js';
-export { parseId } from './parse-id.js';
+export { checkExplicitId, parseId } from './parse-id.js';
 export { defaultLayout, layoutByName, type PresetName, presets } from './presets.js';
 export { fromDatabaseError, sqlStates } from './sql-errors.js';

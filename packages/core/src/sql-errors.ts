@@ -1,4 +1,6 @@
-import { SheafError, type SheafErrorCode } from './errors.js';
+import { isSheafError, SheafError, type SheafErrorCode } from './errors.js';
+import { fromMissingObject, notInstalled } from './not-installed.js';
+import { packageFunctionTakes } from './pg-functions.js';
 
 /**
  * The SQLSTATEs that sheaf's SQL raises (class `SH`), and the SheafError code each one maps to.
@@ -25,30 +27,82 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH020: 'SEQUENCE_OUT_OF_RANGE',
 });
 
+/** How deep {@link fromDatabaseError} looks through wrappers: ORM errors nest two or three levels. */
+const maxDepth = 8;
+
 /**
- * Turns a driver error raised by sheaf's SQL into a {@link SheafError} (the driver error becomes its
- * `cause`); returns any other error unchanged. Executors apply it to every query. With the
- * statement's `sql`, PostgreSQL's refusals of a wrong-type argument of a sheaf function (SQLSTATE
- * 22P02, 22003, 42883) become `INVALID_ARGUMENT` too.
+ * Turns a driver error raised by sheaf's SQL into a {@link SheafError}; returns any other error
+ * unchanged. Executors apply it to every query. It looks through the errors ORMs wrap driver errors
+ * in (`cause`, and Prisma's `meta.driverAdapterError`), so a Prisma, Drizzle or Knex error of a
+ * query that sheaf's SQL refused converts too, with the ORM's error as `cause`; a SheafError found
+ * inside one is returned as it is. Recognised: sheaf's SQLSTATEs (`SHnnn`, MySQL errno 30000 + n);
+ * sheaf's objects missing (NOT_INSTALLED: PostgreSQL 3F000 for schema `sheaf`, 42P01 and 42883 for
+ * what is in it; MySQL 1305 and 1146 for `sheaf_` routines and tables); with the statement's `sql`
+ * (or a wrapper's `query`), PostgreSQL's refusals of a wrong-type argument of a sheaf function
+ * (22P02, 22003, 42883) as `INVALID_ARGUMENT`.
  *
  * @example
- * try { await pool.query(sql); } catch (error) { throw fromDatabaseError(error, sql); }
+ * try {
+ *   await prisma.order.create({ data });
+ * } catch (error) {
+ *   const converted = fromDatabaseError(error);
+ *   if (isSheafError(converted, 'NOT_INSTALLED')) console.error(converted.message);
+ *   throw converted;
+ * }
  */
 export function fromDatabaseError(error: unknown, sql?: string): unknown {
-  if (typeof error !== 'object' || error === null) return error;
-  const { code, sqlState, message, errno } = error as {
-    code?: unknown;
-    sqlState?: unknown;
-    message?: unknown;
-    errno?: unknown;
-  };
-  if (typeof message !== 'string') return error;
-  const mysql = fromMysqlErrno(errno, sqlState, message, error);
+  let node = error;
+  let statement = sql;
+  for (let depth = 0; depth < maxDepth && typeof node === 'object' && node !== null; depth++) {
+    if (isSheafError(node)) return node;
+    statement ??= stringField(node, 'query');
+    const converted = fromDriverError(node, error, statement);
+    if (converted) return converted;
+    node = innerError(node);
+  }
+  return error;
+}
+
+/** The error a wrapper holds: Prisma's driver adapter error (whose `cause` is the driver's), else `cause`. */
+function innerError(node: object): unknown {
+  const meta = (node as { meta?: { driverAdapterError?: unknown } }).meta;
+  return meta?.driverAdapterError ?? (node as { cause?: unknown }).cause;
+}
+
+function stringField(node: object, key: string): string | undefined {
+  const value = (node as Record<string, unknown>)[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * One driver error as a SheafError, with `cause` as its cause. Drivers spell the fields their own
+ * way: pg and PGlite `code` (the SQLSTATE); mysql2 and mariadb `errno`, `sqlState` and `sqlMessage`
+ * (their `message` may wrap it); Prisma's adapters `code` (the errno on MySQL) and `state`.
+ */
+function fromDriverError(node: object, cause: unknown, sql: string | undefined): SheafError | undefined {
+  const { code, sqlState, state, errno } = node as Record<string, unknown>;
+  const message = stringField(node, 'sqlMessage') ?? stringField(node, 'message');
+  if (message === undefined) return undefined;
+  const mysqlErrno = typeof errno === 'number' ? errno : typeof code === 'number' ? code : undefined;
+  const mysqlState = typeof sqlState === 'string' ? sqlState : state;
+  const mysql = fromMysqlErrno(mysqlErrno, mysqlState, message, cause);
   if (mysql) return mysql;
-  const state = typeof sqlState === 'string' ? sqlState : code;
-  const sheafCode = typeof state === 'string' ? sqlStates[state] : undefined;
-  if (sheafCode === undefined) return fromArgumentError(state, message, error, sql) ?? error;
-  return new SheafError(sheafCode, message, { cause: error, details: { sqlState: state } });
+  const sqlStateOf = typeof sqlState === 'string' ? sqlState : code;
+  const sheafCode = typeof sqlStateOf === 'string' ? sqlStates[sqlStateOf] : undefined;
+  if (sheafCode !== undefined) {
+    return new SheafError(sheafCode, serverMessage(message), { cause, details: { sqlState: sqlStateOf } });
+  }
+  return (
+    fromMissingObject(mysqlErrno === undefined ? sqlStateOf : mysqlState, mysqlErrno, message, cause) ??
+    fromArgumentError(sqlStateOf, message, cause, node, sql)
+  );
+}
+
+/** Knex puts the statement and ' - ' before the server's message; sheaf's starts with 'sheaf: '. */
+function serverMessage(message: string): string {
+  if (message.startsWith('sheaf: ')) return message;
+  const at = message.lastIndexOf(' - sheaf: ');
+  return at < 0 ? message : message.slice(at + 3);
 }
 
 /** MySQL/MariaDB SIGNALs SQLSTATE 45000 with MYSQL_ERRNO 30000 + n for sheaf's SQLSTATE SHnnn. */
@@ -68,34 +122,45 @@ function fromMysqlErrno(errno: unknown, sqlState: unknown, message: string, caus
   if (sqlState !== '45000' || errno <= mysqlErrnoBase || errno >= mysqlErrnoBase + 1000) return undefined;
   const state = `SH${String(errno - mysqlErrnoBase).padStart(3, '0')}`;
   const sheafCode = sqlStates[state];
-  return sheafCode && new SheafError(sheafCode, message, { cause, details: { sqlState: state, errno } });
+  return sheafCode && new SheafError(sheafCode, serverMessage(message), { cause, details: { sqlState: state, errno } });
 }
 
 /**
  * PostgreSQL refuses an argument it cannot convert or match before sheaf's code runs, so the SQL
  * cannot raise SH002 itself. A conversion error counts only when it points (by `position`, or by the
  * `$n` of a bound parameter) inside the argument list of a `sheaf.` call: a bad value elsewhere in the
- * statement stays the driver's error.
+ * statement stays the driver's error. A call no function matches (42883) whose argument types one of
+ * the package's functions takes is a function missing from the database: NOT_INSTALLED.
  */
-function fromArgumentError(state: unknown, message: string, cause: unknown, sql?: string): SheafError | undefined {
+function fromArgumentError(
+  state: unknown,
+  message: string,
+  cause: unknown,
+  node: object,
+  sql?: string,
+): SheafError | undefined {
   const details = { sqlState: state };
   if (state === '42883') {
     // Unanchored at the start: knex puts the statement and ' - ' before the server's message.
-    const missing = /\bfunction (sheaf\.\w+)\((.*)\) does not exist$/.exec(message);
+    const missing = /\bfunction (sheaf\.(\w+))\((.*)\) does not exist$/.exec(message);
     if (!missing) return undefined;
+    const [text, name, bare, types] = missing as unknown as [string, string, string, string];
+    if (packageFunctionTakes(bare, types === '' ? [] : types.split(/,\s*/))) {
+      return notInstalled(undefined, text.slice(text.indexOf('function ')), { ...details, object: name }, cause);
+    }
     return new SheafError(
       'INVALID_ARGUMENT',
-      `no ${missing[1]} takes arguments of types (${missing[2]}); see docs/sql/postgres.md for its arguments`,
-      { cause, details: { ...details, function: missing[1], types: missing[2] } },
+      `no ${name} takes arguments of types (${types}); see docs/sql/postgres.md for its arguments`,
+      { cause, details: { ...details, function: name, types } },
     );
   }
   if ((state !== '22P02' && state !== '22003') || sql === undefined) return undefined;
-  const call = sheafCallAt(sql, offendingOffsets(sql, cause));
+  const call = sheafCallAt(sql, offendingOffsets(sql, node));
   if (!call) return undefined;
   const type = /for type (\w+)/.exec(message)?.[1];
   const max = state === '22003' && type ? integerMax[type] : undefined;
   const limit = max ? ` (${type} arguments are at most ${max})` : '';
-  return new SheafError('INVALID_ARGUMENT', `bad argument to ${call}: ${message}${limit}`, {
+  return new SheafError('INVALID_ARGUMENT', `bad argument to ${call}: ${serverMessage(message)}${limit}`, {
     cause,
     details: { ...details, function: call },
   });
@@ -105,8 +170,8 @@ function fromArgumentError(state: unknown, message: string, cause: unknown, sql?
 const integerMax: Readonly<Record<string, string>> = { integer: '2147483647', bigint: '9223372036854775807' };
 
 /** Where in `sql` the driver says the bad value is: its `position` (1-based), or every `$n` it names. */
-function offendingOffsets(sql: string, cause: unknown): number[] {
-  const { position, where } = cause as { position?: unknown; where?: unknown };
+function offendingOffsets(sql: string, node: object): number[] {
+  const { position, where } = node as { position?: unknown; where?: unknown };
   if (typeof position === 'string' || typeof position === 'number') return [Number(position) - 1];
   const parameter = typeof where === 'string' ? /parameter \$(\d+)/.exec(where) : null;
   if (!parameter) return [];

@@ -1,4 +1,4 @@
-import { type Layout, layoutByName, type PresetName, parseId, SheafError } from '@sheaf/core';
+import { checkExplicitId, type Layout, layoutByName, type PresetName, parseId, SheafError } from '@sheaf/core';
 
 /**
  * How a sheaf id column reads in TypeScript: `'bigint'` (default, any layout), `'string'` (decimal
@@ -76,20 +76,25 @@ export function fromDriver(value: unknown, { mode, layout }: ColumnMode): bigint
   return mode === 'bigint' ? id : mode === 'string' ? id.toString() : Number(id);
 }
 
-/** The column's value as the driver takes it: bigint (exact in pg, PGlite and mysql2 parameters). */
-export function toDriver(value: unknown, { layout }: ColumnMode): bigint {
-  return parseId(value as bigint | string | number, layout);
+/**
+ * The column's value as the driver takes it: bigint (exact in pg, PGlite and mysql2 parameters). A
+ * key (`sheafId()`) takes sheaf's rule for explicit ids, 1 to the layout's largest: drizzle maps an
+ * inserted id through here, and a comparison too (it has no hook for inserts alone), so `where id = 0`
+ * is refused as well; a reference (`sheafRef()`) takes any id `parseId` reads.
+ */
+export function toDriver(value: unknown, { layout }: ColumnMode, key = false): bigint {
+  return key ? checkExplicitId(value, layout) : parseId(value as bigint | string | number, layout);
 }
 
 /**
  * The driver mapping of a sheaf id column, for drizzle's `customType` of either dialect: checks
  * every value both ways in the column's mode.
  */
-export function idColumnConfig<M extends SheafIdMode>(options: SheafIdOptions<M>) {
+export function idColumnConfig<M extends SheafIdMode>(options: SheafIdOptions<M>, key = false) {
   const mode = columnMode(options);
   return {
     dataType: () => 'bigint',
     fromDriver: (value: unknown) => fromDriver(value, mode) as SheafIdOf<M>,
-    toDriver: (value: SheafIdOf<M>) => toDriver(value, mode),
+    toDriver: (value: SheafIdOf<M>) => toDriver(value, mode, key),
   };
 }

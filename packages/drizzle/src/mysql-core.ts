@@ -30,6 +30,8 @@ export interface MySqlSheafIdOptions<M extends SheafIdMode = 'bigint'> extends S
  * `$returningId()` to return it. Deliberately not `.autoincrement()`: drizzle's `$returningId()`
  * then computes `insertId + i`, which never ends at snowflake magnitudes (2^60 + 1 === 2^60).
  * A sheaf trigger on the same column may stay, for rows inserted by other clients.
+ * An id given to an insert is checked by sheaf's rule for explicit ids (1 to the layout's largest,
+ * `checkExplicitId`), in comparisons too: drizzle maps both through the column.
  *
  * @example
  * import { mysqlTable, int } from 'drizzle-orm/mysql-core';
@@ -56,7 +58,7 @@ export function sheafId<M extends SheafIdMode = 'bigint'>(
 
 function build<M extends SheafIdMode>(name: string, options: MySqlSheafIdOptions<M>) {
   const next = syncIds(options?.ids, name || 'sheafId');
-  const column = idColumn<M>(name, options);
+  const column = idColumn<M>(name, options, true);
   const mode = columnMode(options);
   return column.$defaultFn(() => fromDriver(next(), mode) as SheafIdOf<M>);
 }
@@ -72,6 +74,6 @@ export function sheafRef<M extends SheafIdMode = 'bigint'>(name: string, options
   return idColumn<M>(name, options);
 }
 
-function idColumn<M extends SheafIdMode>(name: string, options: SheafIdOptions<M>) {
-  return customType<{ data: SheafIdOf<M>; driverData: unknown }>(idColumnConfig(options))(name);
+function idColumn<M extends SheafIdMode>(name: string, options: SheafIdOptions<M>, key = false) {
+  return customType<{ data: SheafIdOf<M>; driverData: unknown }>(idColumnConfig(options, key))(name);
 }

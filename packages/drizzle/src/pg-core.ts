@@ -19,6 +19,8 @@ export interface PgSheafIdOptions<M extends SheafIdMode = 'bigint'> extends Shea
  * The database assigns the id, so inserts need no id and `.returning()` reads it back; drizzle-kit
  * emits `DEFAULT sheaf.next_id()` in migrations. Ids read as bigints (default), strings, or numbers
  * (`mode: 'number'` with `layout: 'js53'` only).
+ * An id given to an insert is checked by sheaf's rule for explicit ids (1 to the layout's largest,
+ * `checkExplicitId`), in comparisons too: drizzle maps both through the column.
  *
  * @example
  * import { pgTable, integer } from 'drizzle-orm/pg-core';
@@ -43,7 +45,7 @@ export function sheafId<M extends SheafIdMode = 'bigint'>(
 }
 
 function build<M extends SheafIdMode>(name: string, options: PgSheafIdOptions<M>) {
-  const column = idColumn<M>(name, options);
+  const column = idColumn<M>(name, options, true);
   return column.default(sql.raw(nextIdSql(options.shard)));
 }
 
@@ -58,6 +60,6 @@ export function sheafRef<M extends SheafIdMode = 'bigint'>(name: string, options
   return idColumn<M>(name, options);
 }
 
-function idColumn<M extends SheafIdMode>(name: string, options: SheafIdOptions<M>) {
-  return customType<{ data: SheafIdOf<M>; driverData: unknown }>(idColumnConfig(options))(name);
+function idColumn<M extends SheafIdMode>(name: string, options: SheafIdOptions<M>, key = false) {
+  return customType<{ data: SheafIdOf<M>; driverData: unknown }>(idColumnConfig(options, key))(name);
 }

@@ -1,4 +1,14 @@
-import { type Dialect, parseId, SheafError } from '@sheaf/core';
+import {
+  checkExplicitId,
+  type Dialect,
+  defaultLayout,
+  fromDatabaseError,
+  type Layout,
+  layoutByName,
+  type PresetName,
+  parseId,
+  SheafError,
+} from '@sheaf/core';
 import type { Knex } from 'knex';
 import { dialectOfClient } from './dialect.js';
 import { exactBigints, rowsOf } from './executor.js';
@@ -22,6 +32,8 @@ export interface InsertWithIdsOptions {
    * on MySQL `call sheaf_next_ids(n)`, one call per insert).
    */
   readonly ids?: IdSource;
+  /** The layout of the ids (default `sheaf`): explicit ids above its largest are refused. */
+  readonly layout?: Layout | PresetName;
 }
 
 type Rows = Record<string, unknown> | readonly Record<string, unknown>[];
@@ -38,6 +50,8 @@ export interface InsertTarget {
  * an id keep it. PostgreSQL: the column default assigns the rest, read back with `returning`. MySQL:
  * the ids are taken first (`call sheaf_next_ids(n)` or `options.ids`), because a multi-row insert's
  * `insertId` is one row's id only. Run it on a transaction to insert atomically with other writes.
+ * What sheaf's SQL raises (NOT_INSTALLED, SHARD_NOT_OWNED from the key's default or trigger, …)
+ * rejects as a SheafError; other errors stay knex's.
  *
  * @example
  * const [orderId] = await insertWithIds(knex, 'orders', { total: 12 });
@@ -66,8 +80,9 @@ export async function insertInto(target: InsertTarget, rows: Rows, options: Inse
   const list = (Array.isArray(rows) ? rows : [rows]).map((row: Record<string, unknown>) => ({ ...row }));
   if (list.length === 0) return [];
   const missing = list.filter((row) => row[column] === undefined || row[column] === null);
-  // Checked before the insert: a rounded number written first would be a wrong id in the table.
-  for (const row of list) if (!missing.includes(row)) idOf(row[column], column);
+  // Checked before the insert by sheaf's one rule for explicit ids (docs/errors.md, Explicit ids).
+  const layout = typeof options.layout === 'string' ? layoutByName(options.layout) : (options.layout ?? defaultLayout);
+  for (const row of list) if (!missing.includes(row)) checkExplicitId(row[column], layout);
   if (missing.length > 0 && (options.ids || !target.dialect.returning)) {
     const ids = options.ids
       ? await fromSource(options.ids, missing.length)
@@ -77,10 +92,10 @@ export async function insertInto(target: InsertTarget, rows: Rows, options: Inse
     });
   }
   if (missing.length > 0 && target.dialect.returning && !options.ids) {
-    const returned = rowsOf({ rows: await target.insert(list, column) }) as Record<string, unknown>[];
+    const returned = rowsOf({ rows: await converted(target.insert(list, column)) }) as Record<string, unknown>[];
     return returned.map((row) => idOf(row[column], column));
   }
-  await target.insert(list, undefined);
+  await converted(target.insert(list, undefined));
   return list.map((row) => idOf(row[column], column));
 }
 
@@ -91,11 +106,20 @@ async function fromSource(source: IdSource, count: number): Promise<bigint[]> {
 }
 
 async function fromDatabase(target: InsertTarget, count: number): Promise<bigint[]> {
-  const result: unknown = await target.raw('call sheaf_next_ids(?)', [count]).options(exactBigints);
+  const result: unknown = await converted(target.raw('call sheaf_next_ids(?)', [count]).options(exactBigints));
   return (rowsOf(result) as Array<{ id: unknown }>).map((row) => idOf(row.id, 'id'));
 }
 
-/** An id as a bigint; a number above 2^53 − 1 was already rounded by the driver and is refused. */
+/** What sheaf's SQL raised (`sheaf_next_ids`, a column default, a trigger) as a SheafError; other errors as they are. */
+async function converted<T>(query: PromiseLike<T>): Promise<T> {
+  try {
+    return await query;
+  } catch (error) {
+    throw fromDatabaseError(error);
+  }
+}
+
+/** An id read back as a bigint; a number above 2^53 − 1 was already rounded by the driver and is refused. */
 function idOf(value: unknown, column: string): bigint {
   if (typeof value === 'number' && !Number.isSafeInteger(value)) {
     throw new SheafError(

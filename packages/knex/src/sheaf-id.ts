@@ -1,6 +1,15 @@
-import { nextIdSql, sheafTriggerSql } from '@sheaf/core';
+import {
+  type Dialect,
+  type Layout,
+  nextIdSql,
+  type PresetName,
+  requireInstalled,
+  type SqlExecutor,
+  sheafTriggerSql,
+} from '@sheaf/core';
 import type { Knex } from 'knex';
 import { dialectOfClient, type KnexClientLike } from './dialect.js';
+import { rowsOf } from './executor.js';
 
 /**
  * Options of {@link sheafId}.
@@ -15,6 +24,8 @@ export interface SheafIdColumnOptions {
   readonly shard?: number;
   /** MySQL: the trigger's name (default `<table>_sheaf_id`). */
   readonly triggerName?: string;
+  /** MySQL: the layout the database was installed with, whose largest id the trigger enforces (default `sheaf`). */
+  readonly layout?: Layout | PresetName;
 }
 
 /** The knex internals read here: the client, the table name, and the statement list (knex 2–3). */
@@ -29,6 +40,8 @@ interface TableBuilderInternals {
  * MySQL/MariaDB, whose defaults cannot call functions: `bigint not null auto_increment` plus the
  * sheaf `BEFORE INSERT` trigger, created right after the table in the same migration (so a
  * single-row insert's `insertId` is the sheaf id); dropping the table drops the trigger.
+ * Before its table is created or altered, the migration checks that sheaf is installed and fails
+ * with NOT_INSTALLED if not (MySQL would accept the trigger and fail the first insert instead).
  *
  * @example
  * await knex.schema.createTable('orders', (table) => {
@@ -43,7 +56,10 @@ export function sheafId(
 ): Knex.ColumnBuilder {
   const internals = table as unknown as TableBuilderInternals;
   const primaryKey = options.primaryKey ?? true;
-  if (dialectOfClient(internals.client).functionDefaults) {
+  const dialect = dialectOfClient(internals.client);
+  // unshiftQuery: before the CREATE TABLE, so that a refused migration leaves no table behind on MySQL.
+  internals._statements.push({ grouping: 'alterTable', method: 'unshiftQuery', args: [installCheck(dialect)] });
+  if (dialect.functionDefaults) {
     const built = table
       .bigInteger(column)
       .notNullable()
@@ -53,7 +69,7 @@ export function sheafId(
   // AUTO_INCREMENT needs a key; without one the trigger replaces the 0 default instead.
   const type = primaryKey ? 'bigint not null auto_increment primary key' : 'bigint not null default 0';
   const built = table.specificType(column, type);
-  const trigger = sheafTriggerSql(internals._tableName, column, { name: options.triggerName });
+  const trigger = sheafTriggerSql(internals._tableName, column, { name: options.triggerName, layout: options.layout });
   // TableCompiler runs 'alterTable' statements after the create, calling the named method with args.
   internals._statements.push({
     grouping: 'alterTable',
@@ -61,4 +77,30 @@ export function sheafId(
     args: [{ sql: trigger.create, bindings: [] }],
   });
   return built;
+}
+
+/** A knex runner: the client and connection a migration's statements run on. */
+interface RunnerLike {
+  readonly client: { raw(sql: string): Knex.Raw };
+  readonly connection: unknown;
+}
+
+/**
+ * A statement whose `output` (which knex calls with the runner, and awaits) checks the install on
+ * the migration's own connection: inside its transaction, where there is one.
+ */
+function installCheck(dialect: Dialect) {
+  return {
+    sql: 'select 1',
+    bindings: [],
+    output(this: RunnerLike) {
+      const { client, connection } = this;
+      const executor: SqlExecutor = {
+        dialect,
+        query: async <R extends object>(sql: string) => rowsOf(await client.raw(sql).connection(connection)) as R[],
+        session: (fn) => fn(executor),
+      };
+      return requireInstalled(executor);
+    },
+  };
 }

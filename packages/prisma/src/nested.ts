@@ -1,12 +1,12 @@
 import type { SheafModelMap } from './model-map.js';
-import type { IdMaker } from './strategy.js';
+import type { ModelIds } from './strategy.js';
 
 type Data = Record<string, unknown>;
 
 /** What the walk needs: the model map and the id makers of the models that assign ids. */
 export interface Walk {
   readonly map: SheafModelMap | undefined;
-  readonly makers: ReadonlyMap<string, { field: string; make: IdMaker }>;
+  readonly makers: ReadonlyMap<string, ModelIds>;
 }
 
 const isObject = (value: unknown): value is Data =>
@@ -18,11 +18,18 @@ async function each(value: unknown, fn: (item: Data) => Promise<Data>): Promise<
   return isObject(value) ? fn(value) : value;
 }
 
-/** Create data of `model`: its id when none was given, then the nested writes of its relations. */
+/**
+ * Create data of `model`: the id it was given, checked as every adapter checks explicit ids, or a new
+ * one when none was given; then the nested writes of its relations.
+ */
 export async function createData(walk: Walk, model: string, data: Data): Promise<Data> {
   const maker = walk.makers.get(model);
+  const given = maker && data[maker.field];
+  // Before the nested writes: a refused id must not cost ids taken for the rows under it.
+  const id = maker && given !== undefined && given !== null ? maker.check(given) : undefined;
   const copy = await relationWrites(walk, model, data);
-  if (maker && (copy[maker.field] === undefined || copy[maker.field] === null)) copy[maker.field] = await maker.make();
+  if (maker && id !== undefined) copy[maker.field] = id;
+  else if (maker?.make) copy[maker.field] = await maker.make();
   return copy;
 }
 

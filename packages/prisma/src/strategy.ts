@@ -1,4 +1,4 @@
-import { SheafError } from '@sheaf/core';
+import { checkExplicitId, defaultLayout, type Layout, layoutByName, type PresetName, SheafError } from '@sheaf/core';
 import type { SheafModelInfo } from './model-map.js';
 
 /** A generator the extension awaits: `SegmentGenerator`, `BatchedDbIds`, `SnowflakeGenerator`, `TicketClient`. */
@@ -22,14 +22,38 @@ export type ModelStrategy =
 /** Makes one id in the type of the model's id field. */
 export type IdMaker = () => Promise<bigint | string | number>;
 
-/** The id makers of the models that assign ids in the application, checked against the model map. */
+/**
+ * How the extension treats the id field of a configured model: `check` applies sheaf's rule for
+ * explicit ids (`checkExplicitId`) to an id the create brings; `make` assigns one when it brings none
+ * (not for strategy `db`, where the database does).
+ */
+export interface ModelIds {
+  readonly field: string;
+  readonly check: (id: unknown) => bigint | string | number;
+  readonly make?: IdMaker;
+}
+
+/**
+ * The id makers of the models that assign ids in the application, checked against the model map,
+ * and the explicit-id checks of every configured model whose id field the map names.
+ */
 export function idMakers(
   models: Readonly<Record<string, ModelStrategy>>,
   map: Readonly<Record<string, SheafModelInfo>> | undefined,
-): Map<string, { field: string; make: IdMaker }> {
-  const makers = new Map<string, { field: string; make: IdMaker }>();
+  layout?: Layout | PresetName,
+): Map<string, ModelIds> {
+  const resolved = typeof layout === 'string' ? layoutByName(layout) : (layout ?? defaultLayout);
+  const makers = new Map<string, ModelIds>();
   for (const [model, config] of Object.entries(models)) {
-    if (config.strategy === 'db') continue;
+    if (config.strategy === 'db') {
+      // Without the model map the id field is unknown: the database alone sees explicit ids then.
+      const info = map?.[model];
+      const convert = info?.idField && knownType(info.idType) ? converterFor(model, info.idType) : undefined;
+      if (info?.idField && convert) {
+        makers.set(model, { field: info.idField, check: (id) => convert(checkExplicitId(id, resolved)) });
+      }
+      continue;
+    }
     if (!map) {
       throw new SheafError(
         'INVALID_ARGUMENT',
@@ -54,10 +78,16 @@ export function idMakers(
       );
     }
     const convert = converterFor(model, info.idType);
-    makers.set(model, { field: info.idField, make: async () => convert(await config.generator.next()) });
+    makers.set(model, {
+      field: info.idField,
+      check: (id) => convert(checkExplicitId(id, resolved)),
+      make: async () => convert(await config.generator.next()),
+    });
   }
   return makers;
 }
+
+const knownType = (type: string | undefined) => type === 'BigInt' || type === 'String' || type === 'Int';
 
 function converterFor(model: string, type: string | undefined): (id: bigint | number) => bigint | string | number {
   if (type === 'BigInt') return (id) => BigInt(id);

@@ -21,7 +21,8 @@ Checks each database and prints ok, warn or fail with a reason per check: the SQ
 layout's run-out date (warns within 5 years), shard ids unique across all databases given, the
 server clock against this host (warns above 100 ms, fails above 1 s) and against the last id
 issued, how close the generator runs to its capacity (watched for ${windowMs} ms), worker ids leased
-(warns above 80 %) and each segment's runway (warns below 5 years).
+(warns above 80 %), each segment's runway (warns below 5 years) and, on MySQL/MariaDB, BIGINT
+AUTO_INCREMENT keys that look like sheaf keys but lack the sheaf trigger (warns).
 
 Then checks the databases as one id space: one layout on all of them; no shard value held twice
 (configured and logical shards, databases registered in a registry, live worker leases: on one

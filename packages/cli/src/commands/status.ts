@@ -1,4 +1,4 @@
-import { sqlVersion } from '@sheaf/core';
+import { SheafError, sqlVersion } from '@sheaf/core';
 import { flag } from '../args.js';
 import { defineCommand } from '../command.js';
 import { describeTarget, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
@@ -13,7 +13,8 @@ Usage: sheaf status [--url <url>] [--json]
 
 Shows the sheaf SQL version installed against this package's, the shard, the layout and the last
 instant it can encode, and whether the generator has issued ids (after which the layout is fixed).
-Exit code 0 whether or not sheaf is installed.
+Exit code 0 when sheaf is installed, 1 (NOT_INSTALLED) when it is not: the status is printed
+either way.
 
 Options:
 ${urlHelp}
@@ -34,16 +35,17 @@ ${urlHelp}
           runsOut: runsOut(state),
         }
       : { installed: false, packageVersion };
-    if (flag(args, 'json')) {
-      io.out(toJson({ dialect: target.dialect, ...report }));
-      return;
-    }
+    const json = flag(args, 'json');
+    if (json) io.out(toJson({ dialect: target.dialect, ...report }));
     if (!state) {
-      io.out(
-        `sheaf is not installed on ${describeTarget(target)} (this package installs SQL version ${packageVersion})\n`,
-      );
-      return;
+      const where = describeTarget(target);
+      if (!json) io.out(`sheaf is not installed on ${where} (this package installs SQL version ${packageVersion})\n`);
+      // Exit 1 once the status is out, so that scripts can test for an install by the exit code.
+      throw new SheafError('NOT_INSTALLED', `sheaf is not installed on ${where}; run \`sheaf install\``, {
+        details: { packageVersion },
+      });
     }
+    if (json) return;
     const { layout } = state;
     const versionNote =
       state.version === packageVersion ? 'up to date' : `this package has ${packageVersion}: run sheaf install`;

@@ -10,6 +10,7 @@ import { saturationCheck } from './saturation-check.js';
 import { segmentsCheck } from './segments-check.js';
 import { shardCheck } from './shard-check.js';
 import { skewCheck } from './skew-check.js';
+import { triggersCheck } from './triggers-check.js';
 import { versionCheck } from './version-check.js';
 import { workersCheck } from './workers-check.js';
 
@@ -30,6 +31,7 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   if (snapshot.workers !== undefined) checks.push(workersCheck(snapshot.workers, state.layout.shardBits));
   if (snapshot.segments !== undefined) checks.push(...segmentsCheck(snapshot.segments));
   if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants));
+  if (snapshot.triggers !== undefined) checks.push(triggersCheck(snapshot.triggers, state.layout));
   return checks;
 }
 

@@ -6,6 +6,7 @@ import { type ClockSample, sampleClock } from './clock-sample.js';
 import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
 import { type IdSpaceReading, readIdSpace } from './id-space-reading.js';
 import { type ProbeSql, probeSql } from './probe-sql.js';
+import { readTriggerKeys, type TriggerKeys } from './trigger-keys.js';
 
 /** A reading that failed (a table of a newer SQL version, missing grants): the error's message. */
 export interface Unreadable {
@@ -46,6 +47,8 @@ export interface Snapshot {
   readonly segments?: readonly SegmentRow[] | Unreadable;
   /** Privileges broader than an application's; undefined where the dialect cannot be audited. */
   readonly grants?: readonly GrantFinding[] | Unreadable;
+  /** Sheaf triggers and the keys without one; undefined where column defaults call sheaf (PostgreSQL). */
+  readonly triggers?: TriggerKeys | Unreadable;
 }
 
 /** Reads a database's snapshot; a database that cannot be reached is a snapshot with its error. */
@@ -74,6 +77,7 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
     idSpace,
     segments: await readable(() => segments(executor, sql)),
     ...(await grants(executor)),
+    ...(executor.dialect.functionDefaults ? {} : { triggers: await readable(() => readTriggerKeys(executor)) }),
   };
 }
 

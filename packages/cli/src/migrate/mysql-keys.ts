@@ -19,7 +19,7 @@ const primaryKeysSql = `
   order by table_name, ordinal_position`;
 
 // A BEFORE INSERT trigger that calls a sheaf routine: what sheafTriggerSql renders, by any name.
-const sheafTriggersSql = `
+export const sheafTriggersSql = `
   select event_object_table as table_name, trigger_name
   from information_schema.triggers
   where trigger_schema = database() and event_manipulation = 'INSERT' and action_timing = 'BEFORE'

@@ -22,7 +22,8 @@ interface Waiter {
  * One background fetch at a time, retried with backoff until it succeeds or the signal aborts.
  * A coded SheafError from the database (unknown segment, bad argument) is not going to heal by
  * itself, so waiters get it at once; anything else (a refused connection, a timeout) is transient
- * and waiters keep waiting until their own timeout.
+ * and waiters keep waiting until their own timeout. So is NOT_INSTALLED after a fetch succeeded:
+ * sheaf was there, and a routine missing now is an upgrade replacing it (MySQL drops and creates).
  */
 export class Refill<T> {
   private running = false;
@@ -33,6 +34,7 @@ export class Refill<T> {
   lastError: unknown;
   /** Failed attempts since the last success. */
   failures = 0;
+  private fetched = false;
 
   constructor(
     private readonly fetch: () => Promise<T>,
@@ -50,7 +52,7 @@ export class Refill<T> {
 
   /** The last error when it was permanent: callers with empty buffers should get it at once. */
   get permanentError(): unknown {
-    return isSheafError(this.lastError) ? this.lastError : undefined;
+    return this.permanent(this.lastError) ? this.lastError : undefined;
   }
 
   /** Starts a fetch unless one is already under way. */
@@ -95,6 +97,7 @@ export class Refill<T> {
         if (signal.aborted) break;
         this.lastError = undefined;
         this.failures = 0;
+        this.fetched = true;
         this.running = false;
         this.accept(value);
         this.settle((waiter) => waiter.resolve(true));
@@ -102,11 +105,15 @@ export class Refill<T> {
       } catch (error) {
         this.lastError = error;
         this.failures++;
-        if (isSheafError(error)) this.settle((waiter) => waiter.reject(error));
+        if (this.permanent(error)) this.settle((waiter) => waiter.reject(error));
         await pause(backoff.next(), signal);
       }
     }
     this.running = false;
+  }
+
+  private permanent(error: unknown): boolean {
+    return isSheafError(error) && !(this.fetched && error.code === 'NOT_INSTALLED');
   }
 
   private settle(action: (waiter: Waiter) => void): void {

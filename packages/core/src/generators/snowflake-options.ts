@@ -2,6 +2,7 @@ import { SheafError } from '../errors.js';
 import { detailValue, formatArgument } from '../format.js';
 import type { Layout } from '../layout.js';
 import { layoutOrPreset, type PresetName } from '../presets.js';
+import { shardArgument } from '../shard-argument.js';
 import type { Clock } from './clock.js';
 import { type IdKind, idKind } from './id-kind.js';
 import { clockOption, intOption, optionsObject } from './options.js';
@@ -91,8 +92,8 @@ export function snowflakeSettings(given: SnowflakeGeneratorOptions<IdKind> | und
     heartbeatMs,
     safetyMarginMs,
     maxWorker: intOption('maxWorker', options.maxWorker, layout.maxShard, 0, layout.maxShard),
-    workerId:
-      options.workerId === undefined ? undefined : intOption('workerId', options.workerId, 0, 0, layout.maxShard),
+    // A worker id is a value of the shard field: refused as a shard is (SHARD_OUT_OF_RANGE).
+    workerId: options.workerId === undefined ? undefined : shardArgument(options.workerId, layout),
     clock: clockOption(options.clock),
   };
   return {

@@ -56,6 +56,8 @@ interface Server {
   failures: number;
   retryAt: number;
   lastError: unknown;
+  /** Answered once: NOT_INSTALLED from it since is an upgrade replacing a routine, an outage. */
+  served: boolean;
 }
 
 /**
@@ -108,6 +110,7 @@ export class TicketClient<K extends IdKind = 'bigint'> {
         failures: 0,
         retryAt: 0,
         lastError: undefined,
+        served: false,
       }));
   }
 
@@ -157,11 +160,12 @@ export class TicketClient<K extends IdKind = 'bigint'> {
       const id = asKind(int8(row?.id, 'ticket'), this.kind, `ticket '${this.name}'`) as IdOf<K>;
       server.failures = 0;
       server.lastError = undefined;
+      server.served = true;
       server.backoff.reset();
       return id;
     } catch (error) {
       // A coded error (unknown ticket, id too large) is a mistake, not an outage: no failover.
-      if (isSheafError(error)) throw error;
+      if (isSheafError(error) && !(server.served && error.code === 'NOT_INSTALLED')) throw error;
       server.failures++;
       server.lastError = error;
       server.retryAt = this.clock.monotonic() + server.backoff.next();

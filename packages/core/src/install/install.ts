@@ -3,7 +3,8 @@ import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type Database, executorOf } from '../executors/executor-of.js';
 import type { Layout } from '../layout.js';
-import type { PresetName } from '../presets.js';
+import { layoutOrPreset, type PresetName } from '../presets.js';
+import { shardArgument } from '../shard-argument.js';
 import { applyFile } from './apply-files.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlInstall } from './mysql.js';
@@ -76,6 +77,7 @@ export interface InstallResult {
  * await install(pgExecutor(pool), { shard: 3 }); // later, at start-up: await install(executor)
  */
 export async function install(db: Database, options: InstallOptions = {}): Promise<InstallResult> {
+  checkShardOption(options);
   const executor = executorOf(db, 'install');
   const dialect = dialectInstall(executor);
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
@@ -190,6 +192,15 @@ export async function uninstall(db: Database, options: UninstallOptions = {}): P
     }
     for (const statement of dialect.uninstall) await session.query(statement);
   });
+}
+
+/**
+ * Refuses a shard that is not an integer in range before anything reaches the database: PostgreSQL
+ * would refuse 1.5 with a parse error, MySQL would round it to 2 and configure that shard.
+ */
+function checkShardOption(options: InstallOptions): void {
+  if (options?.shard === undefined) return;
+  shardArgument(options.shard, options.layout === undefined ? undefined : layoutOrPreset(options.layout));
 }
 
 function dialectInstall(executor: SqlExecutor): DialectInstall {
