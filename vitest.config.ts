@@ -20,6 +20,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Most of a test waits on a server or a child process: on a 2-core machine the default (one
+    // worker per core but one) left a core idle and the run took 21 minutes.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -9,21 +9,21 @@ export interface SheafRun {
 }
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const main = fileURLToPath(new URL('../../packages/cli/src/main.ts', import.meta.url));
+const bin = fileURLToPath(new URL('../../packages/cli/bin/sheaf.js', import.meta.url));
 
 /**
- * Runs the CLI as a user would, as its own process, from source: tsx maps `@sheaf/core` to its
- * source through test/tsconfig.json's paths, so no build is needed first. DATABASE_URL is cleared
- * unless given, so the caller's environment cannot leak in.
+ * Runs the CLI as a user would: its bin, as its own process, on the build that the test run's
+ * global setup brought up to date (test/support/global-setup.ts). DATABASE_URL is cleared unless
+ * given, so the caller's environment cannot leak in.
  */
 export function sheaf(args: readonly string[], env: Record<string, string> = {}): Promise<SheafRun> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', main, ...args],
+      [bin, ...args],
       {
         cwd: root,
-        env: { ...process.env, DATABASE_URL: '', TSX_TSCONFIG_PATH: 'test/tsconfig.json', ...env },
+        env: { ...process.env, DATABASE_URL: '', ...env },
         maxBuffer: 16 * 1024 * 1024,
       },
       (error, stdout, stderr) => {

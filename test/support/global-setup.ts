@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { mysqlUrl, pgUrl, selectedTargets } from './targets.js';
@@ -6,8 +8,15 @@ const howToStart =
   'Start it with `npm run services` (installs and starts PostgreSQL and MariaDB on Debian as root), ' +
   'point SHEAF_PG_URL / SHEAF_MYSQL_URL at a server, or deselect it, e.g. SHEAF_TEST_TARGETS=pglite npm test.';
 
-/** Fails the run up front, with instructions, when a selected server target cannot be reached. */
+/**
+ * Brings the packages' build up to date (incremental: seconds when nothing changed), so tests that
+ * run the `sheaf` bin run the code under test; then fails the run up front, with instructions, when
+ * a selected server target cannot be reached.
+ */
 export default async function globalSetup(): Promise<void> {
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url))], {
+    stdio: 'inherit',
+  });
   const targets = selectedTargets();
   if (targets.includes('postgres')) {
     const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 5000 });
