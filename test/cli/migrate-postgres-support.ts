@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll } from 'vitest';
 import { fingerprintPostgres } from '../../packages/cli/src/migrate/fingerprint-postgres.js';
 import type { TableFingerprint } from '../../packages/cli/src/migrate/model.js';
+import { dropPgDatabase } from '../support/drop-pg-database.js';
 import { pgUrl, type TargetName, withDatabase } from '../support/targets.js';
 
 const fixture = readFileSync(new URL('../fixtures/migrate/postgres.sql', import.meta.url), 'utf8');
@@ -42,7 +43,7 @@ async function pgliteUrl(): Promise<string> {
 async function serverUrl(): Promise<string> {
   const name = `sheaf_m_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   await withAdmin((admin) => admin.query(`create database ${name}`));
-  cleanups.push(() => withAdmin((admin) => admin.query(`drop database if exists ${name} with (force)`)));
+  cleanups.push(() => withAdmin((admin) => dropPgDatabase(admin, name)));
   return withDatabase(pgUrl, name);
 }
 

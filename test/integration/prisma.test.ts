@@ -11,6 +11,7 @@ import { PrismaClient as MysqlClient } from '../.generated/prisma/mysql/client.j
 import { sheafModels as mysqlModels } from '../.generated/prisma/mysql/sheaf/models.js';
 import { PrismaClient as PgClient } from '../.generated/prisma/postgres/client.js';
 import { describeTargets } from '../support/database.js';
+import { dropPgDatabase } from '../support/drop-pg-database.js';
 import { expectSheafError } from '../support/expect-sheaf-error.js';
 import { pgUrl, withDatabase } from '../support/targets.js';
 
@@ -78,7 +79,7 @@ describeTargets('prisma', (db, target) => {
       expect(shardOf(customer.id)).toBe(1);
       expect([order.id, ...order.items.map((item) => item.id)].map(shardOf)).toEqual([workerId, workerId, workerId]);
     } finally {
-      await admin.query(`drop database ${name} with (force)`);
+      await dropPgDatabase(admin, name);
       await admin.end();
     }
   });

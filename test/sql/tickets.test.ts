@@ -2,6 +2,7 @@ import { install, pgExecutor, type SqlExecutor } from '@sheaf/core';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
+import { dropPgDatabase } from '../support/drop-pg-database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { lockWaiters } from '../support/lock-waits.js';
 import { pgUrl, withDatabase } from '../support/targets.js';
@@ -144,7 +145,7 @@ describeTargets(
     afterAll(async () => {
       const admin = new pg.Client({ connectionString: pgUrl });
       await admin.connect();
-      await admin.query(`drop database if exists ${secondName} with (force)`);
+      await dropPgDatabase(admin, secondName);
       await admin.end();
     });
 

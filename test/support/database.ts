@@ -3,6 +3,7 @@ import { mysql2Executor, pgExecutor, pgliteExecutor, type SqlExecutor } from '@s
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
+import { dropPgDatabase } from './drop-pg-database.js';
 import { allTargets, mysqlUrl, pgUrl, selectedTargets, type TargetName, withDatabase } from './targets.js';
 
 /** A connection of its own, for tests that need several sessions at once. */
@@ -61,16 +62,7 @@ async function openPostgres(): ReturnType<Opener> {
       if (!passed) return;
       const cleanup = new pg.Client({ connectionString: pgUrl });
       await cleanup.connect();
-      // pool.end() resolves before every backend has exited; forcing the drop then would terminate
-      // one mid-close, and its client, no longer listening, would raise the FATAL as unhandled.
-      for (let waited = 0; waited < 5000; waited += 20) {
-        const { rows } = await cleanup.query('select count(*)::int as n from pg_stat_activity where datname = $1', [
-          name,
-        ]);
-        if (rows[0]?.n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await dropPgDatabase(cleanup, name);
       await cleanup.end();
     },
   };
