@@ -1,6 +1,6 @@
 // Copies each example file into the pages that show it, after its `<!-- example: path -->` marker
 // (a path relative to the page), so the docs show exactly the code the tests run. `--check` fails
-// when one is stale. Pages: the guides of docs/guides, docs/generators.md and docs/errors.md.
+// when one is stale. Pages: the guides of docs/guides, docs/generators.md, docs/errors.md and docs/migrate-api.md.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ const pages = [
     .map((file) => join(docs, 'guides', file)),
   join(docs, 'generators.md'),
   join(docs, 'errors.md'),
+  join(docs, 'migrate-api.md'),
 ];
 const check = process.argv.includes('--check');
 const marker = /(<!-- example: (\S+) -->\n)(?:\n```[a-z]*\n[\s\S]*?\n```\n)?/g;

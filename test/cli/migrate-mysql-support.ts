@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { install, mysql2Executor, type SqlExecutor } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import { afterAll } from 'vitest';
-import { fingerprintMysql } from '../../packages/cli/src/migrate/fingerprint-mysql.js';
-import type { QualifiedName, TableFingerprint } from '../../packages/cli/src/migrate/model.js';
+import { fingerprintMysql } from '../../packages/migrate/src/apply/fingerprint-mysql.js';
+import type { QualifiedName, TableFingerprint } from '../../packages/migrate/src/model.js';
 import { mysqlUrl, withDatabase } from '../support/targets.js';
 
 /** The fixture's statements, split on sheaf's break marker as a driver must run them. */

@@ -7,8 +7,8 @@ import { migrate } from 'drizzle-orm/mysql2/migrator';
 import knexFactory from 'knex';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { applyMigration } from '../../packages/cli/src/migrate/apply.js';
-import { fingerprintMysql } from '../../packages/cli/src/migrate/fingerprint-mysql.js';
+import { applyMigration } from '../../packages/migrate/src/apply/apply.js';
+import { fingerprintMysql } from '../../packages/migrate/src/apply/fingerprint-mysql.js';
 import { describeTargets } from '../support/database.js';
 import {
   columnTypes,

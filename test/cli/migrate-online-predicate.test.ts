@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renamePredicateColumns } from '../../packages/cli/src/migrate/online-predicate.js';
+import { renamePredicateColumns } from '../../packages/migrate/src/online/online-predicate.js';
 
 const renames = new Map([
   ['customer_id', 'customer_id_sheaf'],

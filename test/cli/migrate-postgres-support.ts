@@ -6,8 +6,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { install, pgExecutor, pgliteExecutor, type SqlExecutor } from '@sheaf/core';
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import { fingerprintPostgres } from '../../packages/cli/src/migrate/fingerprint-postgres.js';
-import type { TableFingerprint } from '../../packages/cli/src/migrate/model.js';
+import { fingerprintPostgres } from '../../packages/migrate/src/apply/fingerprint-postgres.js';
+import type { TableFingerprint } from '../../packages/migrate/src/model.js';
 import { dropPgDatabase } from '../support/drop-pg-database.js';
 import { pgUrl, type TargetName, withDatabase } from '../support/targets.js';
 

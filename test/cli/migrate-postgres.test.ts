@@ -1,9 +1,9 @@
 import { decodeId } from '@sheaf/core';
 import { expect, it } from 'vitest';
-import { applyMigration, touchedTables } from '../../packages/cli/src/migrate/apply.js';
-import { fingerprintPostgres } from '../../packages/cli/src/migrate/fingerprint-postgres.js';
-import { inspectPostgres } from '../../packages/cli/src/migrate/inspect-postgres.js';
-import { renderPostgres } from '../../packages/cli/src/migrate/render-postgres.js';
+import { applyMigration, touchedTables } from '../../packages/migrate/src/apply/apply.js';
+import { fingerprintPostgres } from '../../packages/migrate/src/apply/fingerprint-postgres.js';
+import { inspectPostgres } from '../../packages/migrate/src/inspect/inspect-postgres.js';
+import { renderPostgres } from '../../packages/migrate/src/plan/render-postgres.js';
 import { describeTargets } from '../support/database.js';
 import { columnTypes, fixtureDatabase, fixtureShard, snapshot, withSql } from './migrate-postgres-support.js';
 import { sheaf } from './run-sheaf.js';

@@ -4,8 +4,8 @@
 import { pgExecutor } from '@sheaf/core';
 import pg from 'pg';
 import { processIo } from '../../packages/cli/src/io.js';
-import { inspectPostgres } from '../../packages/cli/src/migrate/inspect-postgres.js';
-import { runOnlinePostgres } from '../../packages/cli/src/migrate/online-postgres.js';
+import { inspectPostgres } from '../../packages/migrate/src/inspect/inspect-postgres.js';
+import { runOnline } from '../../packages/migrate/src/online/online-postgres.js';
 
 const [url, batchSize, pauseMs] = process.argv.slice(2);
 const client = new pg.Client({ connectionString: url });
@@ -13,7 +13,7 @@ await client.connect();
 try {
   const executor = pgExecutor(client);
   const inspection = await inspectPostgres(executor, { all: true });
-  await runOnlinePostgres(executor, inspection, processIo, {
+  await runOnline(executor, inspection, processIo, {
     batchSize: Number(batchSize),
     pauseMs: Number(pauseMs),
     interactive: false,

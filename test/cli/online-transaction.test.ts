@@ -2,7 +2,7 @@
 // locks the tables in the other order. PostgreSQL cancels one of the two; when it is the step, the
 // step must start over rather than fail the migration.
 import { expect, it } from 'vitest';
-import { lockingTransaction } from '../../packages/cli/src/migrate/online-transaction.js';
+import { lockingTransaction } from '../../packages/migrate/src/online/online-transaction.js';
 import { describeTargets } from '../support/database.js';
 
 describeTargets(

@@ -111,7 +111,7 @@ describe('the packed packages in an app outside the repository', () => {
     for (const [name, path] of Object.entries(paths)) {
       expect(path.startsWith(modules), `${name} resolved to ${path}`).toBe(true);
     }
-    for (const name of ['core', 'prisma', 'knex', 'drizzle', 'cli']) {
+    for (const name of ['core', 'migrate', 'prisma', 'knex', 'drizzle', 'cli']) {
       expect((await lstat(join(modules, '@sheaf', name))).isSymbolicLink(), `@sheaf/${name} is a link`).toBe(false);
     }
     expect(await realpath(join(modules, '.bin', 'sheaf'))).toBe(join(modules, '@sheaf', 'cli', 'bin', 'sheaf.js'));

@@ -1,9 +1,9 @@
+import { type FormatName, formats } from '@sheaf/migrate';
 import { type Args, flag, text, texts } from '../args.js';
 import { defineCommand } from '../command.js';
 import { targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
-import { type FormatName, formats } from '../migrate/formats.js';
-import { type MigrateOptions, runMigrate } from '../migrate/run-migrate.js';
 import { UsageError } from '../usage-error.js';
+import { type MigrateOptions, runMigrate } from './run-migrate.js';
 
 export const migrateCommand = defineCommand({
   name: 'migrate',

@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '@sheaf/core';
-import { sheafTriggersSql } from '../migrate/mysql-keys.js';
+import { mysqlSheafTriggers } from '@sheaf/migrate';
 
 /** A table whose key is the shape sheaf recommends on MySQL/MariaDB: a single-column BIGINT AUTO_INCREMENT primary key. */
 export interface AutoIncrementKey {
@@ -28,8 +28,7 @@ const autoIncrementKeysSql = `
 
 /** Reads which tables have a sheaf trigger (the rule `sheaf migrate` skips them by) and which keys lack one. */
 export async function readTriggerKeys(executor: SqlExecutor): Promise<TriggerKeys> {
-  const triggers = await executor.query<{ table_name: string }>(sheafTriggersSql);
-  const withTrigger = [...new Set(triggers.map((row) => row.table_name))].sort();
+  const withTrigger = [...(await mysqlSheafTriggers(executor)).keys()].sort();
   const keys = await executor.query<{ table_name: string; column_name: string; next_value: string | null }>(
     autoIncrementKeysSql,
   );

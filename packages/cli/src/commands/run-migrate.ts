@@ -1,0 +1,94 @@
+import type { SqlExecutor } from '@sheaf/core';
+import {
+  applyMigration,
+  displayName,
+  type FormatName,
+  type Inspection,
+  inspect,
+  type Migration,
+  plan,
+  planText,
+  runOnline,
+  sqlText,
+  type TableSelection,
+  touchedTables,
+  writeMigration,
+} from '@sheaf/migrate';
+import { type Io, toJson } from '../io.js';
+
+/** What `sheaf migrate`'s flags ask for, checked before connecting. */
+export interface MigrateOptions {
+  readonly selection: TableSelection;
+  readonly format: FormatName;
+  readonly out: string | undefined;
+  readonly apply: boolean;
+  readonly online: boolean;
+  readonly json: boolean;
+}
+
+/**
+ * Inspects, renders, and then prints the plan and SQL, writes files (`--out`), applies (`--apply`)
+ * or hands over to the online mode (`--online`). The plan goes to stdout, progress to stderr.
+ */
+export async function runMigrate(executor: SqlExecutor, options: MigrateOptions, io: Io): Promise<void> {
+  const inspection = await inspect(executor, options.selection);
+  if (options.online) return runOnline(executor, inspection, io);
+  const migration = plan(inspection);
+  const report: Record<string, unknown> = {
+    ...inspection,
+    steps: migration.steps,
+    transactional: migration.transactional,
+  };
+  if (!options.json) io.out(planText(inspection, migration));
+  if (migration.steps.length > 0) {
+    if (options.out !== undefined) report.files = await writeFiles(inspection, migration, options, io);
+    if (options.apply) report.verified = await apply(executor, inspection, migration, options, io);
+    if (options.out === undefined && !options.apply && !options.json) {
+      io.out(`\n${sqlText({ migration, inspection, out: '.', now: new Date() }, true)}`);
+    }
+  }
+  if (options.json) io.out(toJson(report));
+}
+
+async function writeFiles(
+  inspection: Inspection,
+  migration: Migration,
+  options: MigrateOptions,
+  io: Io,
+): Promise<string[]> {
+  const output = await writeMigration(options.format, {
+    migration,
+    inspection,
+    out: options.out ?? '.',
+    now: new Date(),
+  });
+  const paths = output.files.map((file) => file.path);
+  if (!options.json) {
+    io.out(`\nwrote ${options.format} migration: ${paths.join(', ')}\n`);
+    if (output.notes.length > 0) io.out(`${output.notes.join('\n')}\n`);
+  }
+  return paths;
+}
+
+async function apply(
+  executor: SqlExecutor,
+  inspection: Inspection,
+  migration: Migration,
+  options: MigrateOptions,
+  io: Io,
+): Promise<unknown[]> {
+  const tables = touchedTables(inspection);
+  const started = Date.now();
+  const result = await applyMigration(executor, migration, {
+    tables,
+    progress: (line) => io.err(line),
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (!options.json) {
+    io.out(
+      `\nmigrated ${inspection.tables.length} tables in ${seconds} s; verified ${tables.length} tables: ` +
+        `row counts and checksums unchanged (${tables.map(displayName).join(', ')})\n`,
+    );
+  }
+  return result.after.map((after) => ({ table: after.table, rows: after.rows, checksum: after.checksum }));
+}

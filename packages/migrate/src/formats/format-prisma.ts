@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Inspection } from '../model.js';
+import { display, displayPart } from '../names.js';
+import { type FormatInput, type FormatOutput, timestampOf } from './format-common.js';
+import { sqlText } from './format-sql.js';
+
+/**
+ * `--format prisma`: `<out>/prisma/migrations/<timestamp>_sheaf_ids/migration.sql` (or directly
+ * under `--out` when it is the migrations folder, holding `migration_lock.toml`), for
+ * `prisma migrate deploy`; the notes list the schema.prisma edits that make the schema match.
+ *
+ * @example
+ * formatPrisma({ migration, inspection, out: '.', now: new Date() }).notes;
+ */
+export function formatPrisma(input: FormatInput): FormatOutput {
+  const migrations = existsSync(join(input.out, 'migration_lock.toml'))
+    ? input.out
+    : join(input.out, 'prisma', 'migrations');
+  const path = join(migrations, `${timestampOf(input.now)}_sheaf_ids`, 'migration.sql');
+  // Prisma runs a migration file as one script; on PostgreSQL that is already a single transaction.
+  return { files: [{ path, content: sqlText(input, false) }], notes: schemaEdits(input.inspection) };
+}
+
+function schemaEdits(inspection: Inspection): string[] {
+  const keyDefault =
+    inspection.dialect === 'postgres'
+      ? '@default(dbgenerated("sheaf.next_id()"))'
+      : '@default(autoincrement()) (the sheaf trigger assigns it; or let @sheaf/prisma assign ids)';
+  const keys = new Set(inspection.tables.map((table) => `${display(table.table)}.${table.primaryKey.column}`));
+  const lines = inspection.tables.map(
+    (table) => `model of ${display(table.table)}: ${displayPart(table.primaryKey.column)} BigInt @id ${keyDefault}`,
+  );
+  for (const column of inspection.columns) {
+    if (keys.has(`${display(column.table)}.${column.column}`)) continue;
+    lines.push(`model of ${display(column.table)}: ${displayPart(column.column)} BigInt${column.nullable ? '?' : ''}`);
+  }
+  return [
+    'Edit schema.prisma to match (then `prisma migrate deploy`; `prisma migrate diff` should show nothing left):',
+    ...lines,
+  ];
+}

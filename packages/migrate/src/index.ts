@@ -1,0 +1,25 @@
+export { type ApplyOptions, type ApplyResult, applyMigration, touchedTables } from './apply/apply.js';
+export type { FormatInput, FormatOutput, MigrationFile } from './formats/format-common.js';
+export { sqlText } from './formats/format-sql.js';
+export { type FormatName, formats, writeMigration } from './formats/formats.js';
+export { mysqlSheafTriggers } from './inspect/mysql-keys.js';
+export { fingerprint, inspect, plan } from './migrate.js';
+export type {
+  ColumnAttributes,
+  ColumnToWiden,
+  Dependent,
+  ForeignKey,
+  Inspection,
+  KeyGenerator,
+  Migration,
+  MigrationStep,
+  QualifiedName,
+  SkippedTable,
+  TableFingerprint,
+  TableSelection,
+  TableToMigrate,
+} from './model.js';
+export { display as displayName } from './names.js';
+export { type OnlineOptions, runOnline } from './online/online-postgres.js';
+export type { Output } from './output.js';
+export { planText } from './plan/plan-text.js';
