@@ -87,7 +87,7 @@ async function apply(
   if (!options.json) {
     io.out(
       `\nmigrated ${inspection.tables.length} tables in ${seconds} s; verified ${tables.length} tables: ` +
-        `row counts and checksums unchanged (${tables.map(displayName).join(', ')})\n`,
+        `row counts and checksums unchanged (${tables.map((table) => displayName(table, inspection.dialect)).join(', ')})\n`,
     );
   }
   return result.after.map((after) => ({ table: after.table, rows: after.rows, checksum: after.checksum }));

@@ -1,4 +1,4 @@
-import { type Database, executorOf, SheafError, type SqlExecutor } from '@sheaf/core';
+import { type Database, type DialectName, executorOf, SheafError, type SqlExecutor } from '@sheaf/core';
 import { fingerprinterOf } from '../migrate.js';
 import type { Inspection, Migration, QualifiedName, TableFingerprint } from '../model.js';
 import { byName, display, nameKey, qualify } from '../names.js';
@@ -90,17 +90,24 @@ async function runVerified(
   }
   options.progress(`fingerprinting ${options.tables.length} tables after the migration\n`);
   const after = await options.fingerprint(session, options.tables);
-  verify(before, after, outcome);
+  verify(before, after, outcome, migration.dialect);
   return { before, after };
 }
 
-function verify(before: readonly TableFingerprint[], after: readonly TableFingerprint[], outcome: string): void {
+function verify(
+  before: readonly TableFingerprint[],
+  after: readonly TableFingerprint[],
+  outcome: string,
+  dialect: DialectName,
+): void {
   const afterByTable = new Map(after.map((fingerprint) => [nameKey(fingerprint.table), fingerprint]));
   const differences = before.flatMap((old) => {
     const now = afterByTable.get(nameKey(old.table));
     if (now && now.rows === old.rows && now.checksum === old.checksum) return [];
     const then = `had ${old.rows} rows with checksum ${old.checksum}`;
-    return [`${display(old.table)} ${then}, now ${now ? `${now.rows} rows with checksum ${now.checksum}` : 'is gone'}`];
+    return [
+      `${display(old.table, dialect)} ${then}, now ${now ? `${now.rows} rows with checksum ${now.checksum}` : 'is gone'}`,
+    ];
   });
   if (differences.length === 0) return;
   throw new SheafError('VERIFY_FAILED', `verification failed, ${outcome}: ${differences.join('; ')}`, {

@@ -1,4 +1,4 @@
-import type { Inspection, Migration } from '../model.js';
+import type { Inspection, Migration, MigrationStep } from '../model.js';
 import { oneLine } from '../one-line.js';
 
 /** A file a format writes, by its path under `--out`. */
@@ -37,10 +37,10 @@ export function headerLines({ migration, now }: FormatInput): string[] {
   ];
 }
 
-/** Each step as its description in a comment, then the statement with a semicolon. */
-export function stepTexts(migration: Migration): string[] {
+/** Each step as its description in a comment, then the statement and its end: a semicolon unless `end` says otherwise. */
+export function stepTexts(migration: Migration, end: (step: MigrationStep) => string = () => ';'): string[] {
   return migration.steps.map(
-    (step, index) => `-- [${index + 1}/${migration.steps.length}] ${oneLine(step.describe)}\n${step.sql};`,
+    (step, index) => `-- [${index + 1}/${migration.steps.length}] ${oneLine(step.describe)}\n${step.sql}${end(step)}`,
   );
 }
 

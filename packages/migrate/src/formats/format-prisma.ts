@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Inspection } from '../model.js';
+import type { Inspection, QualifiedName } from '../model.js';
 import { display, displayPart } from '../names.js';
 import { type FormatInput, type FormatOutput, timestampOf } from './format-common.js';
 import { sqlText } from './format-sql.js';
@@ -27,13 +27,15 @@ function schemaEdits(inspection: Inspection): string[] {
     inspection.dialect === 'postgres'
       ? '@default(dbgenerated("sheaf.next_id()"))'
       : '@default(autoincrement()) (the sheaf trigger assigns it; or let @sheaf/prisma assign ids)';
-  const keys = new Set(inspection.tables.map((table) => `${display(table.table)}.${table.primaryKey.column}`));
+  const name = (table: QualifiedName) => display(table, inspection.dialect);
+  const part = (identifier: string) => displayPart(identifier, inspection.dialect);
+  const keys = new Set(inspection.tables.map((table) => `${name(table.table)}.${part(table.primaryKey.column)}`));
   const lines = inspection.tables.map(
-    (table) => `model of ${display(table.table)}: ${displayPart(table.primaryKey.column)} BigInt @id ${keyDefault}`,
+    (table) => `model of ${name(table.table)}: ${part(table.primaryKey.column)} BigInt @id ${keyDefault}`,
   );
   for (const column of inspection.columns) {
-    if (keys.has(`${display(column.table)}.${column.column}`)) continue;
-    lines.push(`model of ${display(column.table)}: ${displayPart(column.column)} BigInt${column.nullable ? '?' : ''}`);
+    if (keys.has(`${name(column.table)}.${part(column.column)}`)) continue;
+    lines.push(`model of ${name(column.table)}: ${part(column.column)} BigInt${column.nullable ? '?' : ''}`);
   }
   return [
     'Edit schema.prisma to match (then `prisma migrate deploy`; `prisma migrate diff` should show nothing left):',

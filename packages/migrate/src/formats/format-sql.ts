@@ -1,7 +1,11 @@
 import { join } from 'node:path';
+import { clientScript } from './client-script.js';
 import { type FormatInput, type FormatOutput, headerLines, stepTexts, timestampOf } from './format-common.js';
 
-/** The migration as one SQL file (`psql -f`), statements separated by blank lines; a transaction where the server has one. */
+/**
+ * The migration as one SQL script, statements separated by blank lines, with no client commands
+ * (what Prisma's migrate engine sends, and what the CLI prints); a transaction where the server has one.
+ */
 export function sqlText(input: FormatInput, withTransaction: boolean): string {
   const header = headerLines(input).map((line) => `-- ${line}`);
   const body = stepTexts(input.migration);
@@ -10,12 +14,13 @@ export function sqlText(input: FormatInput, withTransaction: boolean): string {
 }
 
 /**
- * `--format sql`: `<out>/<timestamp>_sheaf_ids.sql`, wrapped in `begin` / `commit` on PostgreSQL.
+ * `--format sql`: `<out>/<timestamp>_sheaf_ids.sql` for the server's command-line client: wrapped in
+ * `begin` / `commit` for psql, with DELIMITER around the triggers for mysql/mariadb (clientScript).
  *
  * @example
  * formatSql({ migration, inspection, out: 'migrations', now: new Date() }).files[0].path;
  */
 export function formatSql(input: FormatInput): FormatOutput {
   const path = join(input.out, `${timestampOf(input.now)}_sheaf_ids.sql`);
-  return { files: [{ path, content: sqlText(input, true) }], notes: [] };
+  return { files: [{ path, content: clientScript(input) }], notes: [] };
 }

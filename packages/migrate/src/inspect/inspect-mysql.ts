@@ -30,7 +30,7 @@ export async function inspectMysql(executor: SqlExecutor, selection: TableSelect
     const { floor, at } = await mysqlSheafFloor(session);
     const selected = selectMysqlTables(await listMysqlTables(session), selection, database);
     const { tables, keys, skipped, highs } = await judgeKeys(session, selected, selection, database);
-    checkFloor(highs, floor, at);
+    checkFloor(highs, floor, at, 'mysql');
     await checkTriggerNames(session, tables);
     const closure = await mysqlKeyClosure(session, keys);
     await checkOrphans(session, closure.foreignKeys);
@@ -72,7 +72,7 @@ async function judgeKeys(
       sheafTriggers.get(table.name),
     );
     if (verdict.kind === 'unsupported' && !('all' in selection)) {
-      throw new SheafError('UNSUPPORTED_KEY', verdict.reason, { details: { table: display(table) } });
+      throw new SheafError('UNSUPPORTED_KEY', verdict.reason, { details: { table: display(table, 'mysql') } });
     }
     if (verdict.kind !== 'migrate') {
       skipped.push({ table: { schema: table.schema, name: table.name }, reason: verdict.reason });

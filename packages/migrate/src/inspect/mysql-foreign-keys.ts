@@ -1,6 +1,6 @@
 import { mysqlDialect, SheafError, type SqlExecutor } from '@sheaf/core';
 import type { ColumnToWiden, ForeignKey } from '../model.js';
-import { byName, display } from '../names.js';
+import { byName, display, displayPart } from '../names.js';
 import { columnKey, type MysqlColumn, type MysqlColumnRef, readMysqlColumns, toWiden } from './mysql-columns.js';
 
 /** The columns that change type, and the foreign keys to drop and re-create around the change. */
@@ -82,9 +82,9 @@ function checkPairs(fk: MysqlForeignKey, changing: ReadonlySet<string>, columns:
     if (!changing.has(columnKey(from)) || changing.has(columnKey(to)) || !target || isSignedBigint(target)) continue;
     throw new SheafError(
       'UNSUPPORTED_KEY',
-      `${display(from.table)}.${from.column} becomes bigint but its foreign key ${fk.name} references ` +
-        `${display(to.table)}.${to.column} (${target.dataType}), which is not migrated: migrate ${display(to.table)} too, or drop the foreign key`,
-      { details: { foreignKey: fk.name, table: display(from.table), references: display(to.table) } },
+      `${display(from.table, 'mysql')}.${displayPart(from.column, 'mysql')} becomes bigint but its foreign key ${displayPart(fk.name, 'mysql')} references ` +
+        `${display(to.table, 'mysql')}.${displayPart(to.column, 'mysql')} (${target.dataType}), which is not migrated: migrate ${display(to.table, 'mysql')} too, or drop the foreign key`,
+      { details: { foreignKey: fk.name, table: display(from.table, 'mysql'), references: display(to.table, 'mysql') } },
     );
   }
 }

@@ -1,6 +1,6 @@
 import { type Database, executorOf, mysqlDialect, type SqlExecutor } from '@sheaf/core';
 import type { TableToMigrate } from '../model.js';
-import { display } from '../names.js';
+import { display, displayPart } from '../names.js';
 import { columnKey, type MysqlColumn, toWiden } from './mysql-columns.js';
 import type { MysqlTable } from './mysql-tables.js';
 
@@ -59,12 +59,13 @@ export async function inspectMysqlKey(
   columns: ReadonlyMap<string, MysqlColumn>,
   sheafTrigger: string | undefined,
 ): Promise<MysqlKeyVerdict> {
-  const name = display(table);
+  const name = display(table, 'mysql');
+  const part = (identifier: string) => displayPart(identifier, 'mysql');
   if (!keyColumns) return { kind: 'unsupported', reason: `table ${name} has no primary key` };
   if (keyColumns.length > 1) {
     return {
       kind: 'unsupported',
-      reason: `table ${name} has a composite primary key (${keyColumns.join(', ')}): sheaf migrates single-column integer keys only`,
+      reason: `table ${name} has a composite primary key (${keyColumns.map(part).join(', ')}): sheaf migrates single-column integer keys only`,
     };
   }
   const column = keyColumns[0] ?? '';
@@ -73,11 +74,14 @@ export async function inspectMysqlKey(
     const type = key ? `${key.generated ? 'generated ' : ''}${key.dataType}` : 'unknown';
     return {
       kind: 'unsupported',
-      reason: `table ${name} has a primary key ${column} of type ${type}: sheaf migrates integer keys only (tinyint, smallint, mediumint, int, bigint)`,
+      reason: `table ${name} has a primary key ${part(column)} of type ${type}: sheaf migrates integer keys only (tinyint, smallint, mediumint, int, bigint)`,
     };
   }
   if (sheafTrigger)
-    return { kind: 'done', reason: `table ${name}: trigger ${sheafTrigger} already gives ${column} sheaf ids` };
+    return {
+      kind: 'done',
+      reason: `table ${name}: trigger ${part(sheafTrigger)} already gives ${part(column)} sheaf ids`,
+    };
   const q = mysqlDialect.quoteIdent;
   const [stats] = await executor.query<{ max_id: string | null; row_count: string }>(
     `select cast(max(${q(column)}) as char) as max_id, count(*) as row_count from ${q(table.name)}`,

@@ -1,6 +1,6 @@
 import { mysqlDialect, requireInstalled, SheafError, type SqlExecutor } from '@sheaf/core';
 import type { ForeignKey, QualifiedName, TableToMigrate } from '../model.js';
-import { display } from '../names.js';
+import { display, displayPart } from '../names.js';
 
 const q = mysqlDialect.quoteIdent;
 
@@ -30,7 +30,9 @@ export async function checkTriggerNames(executor: SqlExecutor, tables: readonly 
   const taken = new Map(rows.map((row) => [row.name, row.table_name]));
   const clashes = tables.flatMap(({ table }) => {
     const owner = taken.get(sheafTriggerName(table.name));
-    return owner === undefined ? [] : [`${sheafTriggerName(table.name)} (on ${owner}, wanted for ${table.name})`];
+    if (owner === undefined) return [];
+    const [name, on, wanted] = [sheafTriggerName(table.name), owner, table.name].map((n) => displayPart(n, 'mysql'));
+    return [`${name} (on ${on}, wanted for ${wanted})`];
   });
   if (clashes.length === 0) return;
   throw new SheafError(
@@ -51,7 +53,10 @@ export async function checkOrphans(executor: SqlExecutor, foreignKeys: readonly 
   for (const fk of foreignKeys) {
     const [row] = await executor.query<{ orphans: string }>(orphansSql(fk));
     const orphans = Number(row?.orphans ?? 0);
-    if (orphans > 0) broken.push(`${fk.name} on ${display(fk.table)} (${orphans} rows without a parent)`);
+    if (orphans > 0)
+      broken.push(
+        `${displayPart(fk.name, 'mysql')} on ${display(fk.table, 'mysql')} (${orphans} rows without a parent)`,
+      );
   }
   if (broken.length === 0) return;
   throw new SheafError(

@@ -47,7 +47,10 @@ function findTable(tables: readonly CatalogTable[], typed: string, searchPath: r
     const found = tables.find((table) => table.schema === schema && table.name === typed);
     if (found) return found;
   }
-  const near = nearest(typed, tables.map(display));
+  const near = nearest(
+    typed,
+    tables.map((t) => display(t)),
+  );
   const where = typed.includes('.') ? '' : ` on the search path (${searchPath.join(', ') || 'empty'})`;
   throw new SheafError(
     'UNKNOWN_TABLE',

@@ -1,5 +1,7 @@
-import type { Dependent, Inspection, KeyGenerator, Migration, TableToMigrate } from '../model.js';
+import type { DialectName } from '@sheaf/core';
+import type { Dependent, Inspection, KeyGenerator, Migration, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart } from '../names.js';
+import { warningsText } from './plan-warnings.js';
 
 /** The plan as people read it: tables, columns, constraints and objects around them, the floor and the locks. */
 export function planText(inspection: Inspection, migration: Migration): string {
@@ -7,34 +9,52 @@ export function planText(inspection: Inspection, migration: Migration): string {
     return `Nothing to migrate.\n${skippedText(inspection)}`;
   }
   const how = migration.transactional ? 'one transaction' : 'one statement at a time';
+  const name = (table: QualifiedName) => display(table, inspection.dialect);
+  const part = (identifier: string) => displayPart(identifier, inspection.dialect);
   const sections = [
     `Plan: move ${count(inspection.tables.length, 'table')} onto sheaf ids (${migration.steps.length} statements, ${how})`,
-    tablesText(inspection.tables),
+    tablesText(inspection.tables, inspection.dialect),
     list(
       `columns to bigint`,
-      inspection.columns.map((c) => `${display(c.table)}.${displayPart(c.column)} (${c.dataType})`),
+      inspection.columns.map((c) => `${name(c.table)}.${part(c.column)} (${c.dataType})`),
     ),
     list(
       'foreign keys dropped and re-added',
       inspection.foreignKeys.map(
         (fk) =>
-          `${displayPart(fk.name)}: ${display(fk.table)} (${fk.columns.map(displayPart).join(', ')}) → ` +
-          `${display(fk.references)} (${fk.referencedColumns.map(displayPart).join(', ')})`,
+          `${part(fk.name)}: ${name(fk.table)} (${fk.columns.map(part).join(', ')}) → ` +
+          `${name(fk.references)} (${fk.referencedColumns.map(part).join(', ')})`,
       ),
     ),
-    list('re-created', inspection.dependents.filter((d) => d.recreate).map(dependentText)),
-    list('indexes rebuilt by the type change', inspection.dependents.filter((d) => !d.recreate).map(dependentText)),
+    list(
+      're-created',
+      inspection.dependents.filter((d) => d.recreate).map((d) => dependentText(d, inspection.dialect)),
+    ),
+    list(
+      'indexes rebuilt by the type change',
+      inspection.dependents
+        .filter((d) => !d.recreate && d.kind === 'index')
+        .map((d) => dependentText(d, inspection.dialect)),
+    ),
+    // MySQL keeps views and triggers through ALTER TABLE and resolves them again on use.
+    list(
+      'views and triggers kept as they are (they read the new type)',
+      inspection.dependents
+        .filter((d) => !d.recreate && d.kind !== 'index')
+        .map((d) => dependentText(d, inspection.dialect)),
+    ),
     skippedText(inspection),
+    warningsText(inspection),
     floorText(inspection),
     lockText(inspection, migration),
   ];
   return `${sections.filter(Boolean).join('\n')}\n`;
 }
 
-function tablesText(tables: readonly TableToMigrate[]): string {
+function tablesText(tables: readonly TableToMigrate[], dialect: DialectName): string {
   const rows = tables.map((t) => [
-    display(t.table),
-    `${displayPart(t.primaryKey.column)} ${t.primaryKey.dataType}`,
+    display(t.table, dialect),
+    `${displayPart(t.primaryKey.column, dialect)} ${t.primaryKey.dataType}`,
     generatorText(t.generator),
     String(t.rowCount),
     t.maxId === null ? '-' : String(t.maxId),
@@ -60,11 +80,11 @@ function generatorText(generator: KeyGenerator): string {
   return 'the application';
 }
 
-function dependentText(dependent: Dependent): string {
+function dependentText(dependent: Dependent, dialect: DialectName): string {
   if (dependent.kind === 'trigger' || dependent.kind === 'index') {
-    return `${dependent.kind} ${displayPart(dependent.name.name)} on ${display(dependent.table)}`;
+    return `${dependent.kind} ${displayPart(dependent.name.name, dialect)} on ${display(dependent.table, dialect)}`;
   }
-  return `${dependent.kind} ${display(dependent.name)}`;
+  return `${dependent.kind} ${display(dependent.name, dialect)}`;
 }
 
 function skippedText(inspection: Inspection): string {

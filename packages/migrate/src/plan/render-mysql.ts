@@ -2,11 +2,12 @@ import { mysqlDialect, sheafTriggerSql } from '@sheaf/core';
 import { firesBeforeInsert } from '../inspect/mysql-dependents.js';
 import { sheafTriggerName } from '../inspect/mysql-preflight.js';
 import type { ColumnToWiden, ForeignKey, Inspection, Migration, MigrationStep, QualifiedName } from '../model.js';
-import { nameKey } from '../names.js';
+import { displayPart, nameKey } from '../names.js';
 
 const q = mysqlDialect.quoteIdent;
-// Descriptions become `--` comments in the migration files: a line break in a name would end the comment.
-const label = (name: string) => (/[\p{Cc}\u2028\u2029]/u.test(name) ? JSON.stringify(name) : name);
+// Descriptions become `--` comments in the migration files: displayPart spells out line breaks,
+// which would end the comment, and quotes names with backticks as MySQL does.
+const label = (name: string) => displayPart(name, 'mysql');
 const labels = (names: readonly string[]) => names.map(label).join(', ');
 
 /**
