@@ -82,6 +82,36 @@ export interface SkippedTable {
   readonly reason: string;
 }
 
+/** What a warning is about. */
+export type WarningKind =
+  /** A routine or trigger with integer parameters, results or variables that may be given a migrated key. */
+  | 'routine'
+  /** PostgreSQL: a routine that calls currval / nextval / setval on a retired sequence, or lastval(). */
+  | 'sequence-call'
+  /** An integer column named like a reference to a migrated key, without a foreign key: not widened. */
+  | 'unlinked-column'
+  /** A sequence that fed a migrated key and is kept, since the key does not own it. */
+  | 'kept-sequence'
+  /** MySQL/MariaDB: LAST_INSERT_ID() no longer returns the migrated tables' new ids; or a routine or trigger calls it. */
+  | 'last-insert-id';
+
+/** An object a warning names: a routine, trigger, sequence or table, or a column (`table` with `column`). */
+export interface WarnedObject extends QualifiedName {
+  readonly type: 'function' | 'procedure' | 'trigger' | 'sequence' | 'table' | 'column';
+  readonly column?: string;
+}
+
+/**
+ * Something the migration leaves as it is that may break, or mislead, once keys are sheaf ids. Found
+ * by heuristics (docs/migrating-existing-tables.md, "Warnings"): the plan shows them, changes nothing.
+ */
+export interface MigrationWarning {
+  readonly kind: WarningKind;
+  readonly objects: readonly WarnedObject[];
+  /** A sentence naming the objects and what to do: the plan prints it as is. */
+  readonly message: string;
+}
+
 /** What `sheaf migrate` learned from the live schema. */
 export interface Inspection {
   readonly dialect: DialectName;
@@ -94,6 +124,8 @@ export interface Inspection {
   readonly sheafFloor: bigint;
   /** Tables left out: unsupported keys under `--all`, or already keyed by sheaf. */
   readonly skipped?: readonly SkippedTable[];
+  /** What the migration leaves as it is and may break: narrow routines, unlinked columns, kept sequences. */
+  readonly warnings?: readonly MigrationWarning[];
 }
 
 /** One statement of a migration, with what it does in words for the plan and progress lines. */
