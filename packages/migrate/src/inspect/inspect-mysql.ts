@@ -7,7 +7,9 @@ import { mysqlDependentIndexes, mysqlDependentTriggers, mysqlDependentViews } fr
 import { mysqlKeyClosure } from './mysql-foreign-keys.js';
 import { inspectMysqlKey, readMysqlKeys } from './mysql-keys.js';
 import { checkOrphans, checkTriggerNames, mysqlSheafFloor } from './mysql-preflight.js';
+import { mysqlSharedKeys } from './mysql-shared-keys.js';
 import { currentDatabase, listMysqlTables, selectMysqlTables } from './mysql-tables.js';
+import { mysqlWarnings } from './mysql-warnings.js';
 
 /**
  * Reads what `sheaf migrate` needs from information_schema of the current database: the selected
@@ -47,6 +49,7 @@ export async function inspectMysql(executor: SqlExecutor, selection: TableSelect
       dependents,
       sheafFloor: floor,
       skipped,
+      warnings: await mysqlWarnings(session, { tables, columns: closure.columns }),
     };
   });
 }
@@ -63,6 +66,7 @@ async function judgeKeys(
   const keys: MysqlColumn[] = [];
   const skipped: SkippedTable[] = [];
   const highs: KeyHigh[] = [];
+  const sharedKeys = await mysqlSharedKeys(session, keyColumns);
   for (const table of selected) {
     const verdict = await inspectMysqlKey(
       session,
@@ -76,6 +80,11 @@ async function judgeKeys(
     }
     if (verdict.kind !== 'migrate') {
       skipped.push({ table: { schema: table.schema, name: table.name }, reason: verdict.reason });
+      continue;
+    }
+    const shared = sharedKeys.get(table.name);
+    if (shared !== undefined) {
+      skipped.push({ table: { schema: table.schema, name: table.name }, reason: shared });
       continue;
     }
     tables.push(verdict.table);

@@ -5,7 +5,9 @@ import { checkFloor, type KeyHigh } from './floor-check.js';
 import { dependentIndexes, dependentTriggers, dependentViews } from './postgres-dependents.js';
 import { foreignKeyClosure, type KeyColumn } from './postgres-foreign-keys.js';
 import { inspectKey } from './postgres-keys.js';
+import { postgresSharedKeys } from './postgres-shared-keys.js';
 import { listPostgresTables, selectTables } from './postgres-tables.js';
+import { postgresWarnings } from './postgres-warnings.js';
 
 /**
  * Reads what `sheaf migrate` needs from pg_catalog, in one read-only snapshot: the selected tables'
@@ -27,7 +29,8 @@ export async function inspectPostgres(executor: SqlExecutor, selection: TableSel
       // Catalog functions print names schema-qualified only when they are not on the search path:
       // with nothing but pg_catalog on it, every definition read here can run in any session.
       await session.query('set local search_path = pg_catalog');
-      return await inspectSnapshot(session, selection, JSON.parse(path?.schemas ?? '[]') as string[]);
+      const inspection = await inspectSnapshot(session, selection, JSON.parse(path?.schemas ?? '[]') as string[]);
+      return { ...inspection, warnings: await postgresWarnings(session, inspection) };
     } finally {
       await session.query('rollback');
     }
@@ -49,6 +52,7 @@ async function inspectSnapshot(
   const keys: KeyColumn[] = [];
   const highs: KeyHigh[] = [];
   const skipped: SkippedTable[] = [];
+  const sharedKeys = await postgresSharedKeys(session);
   for (const table of selected) {
     const verdict = await inspectKey(session, table);
     if (verdict.kind === 'unsupported' && !('all' in selection)) {
@@ -56,6 +60,11 @@ async function inspectSnapshot(
     }
     if (verdict.kind !== 'migrate') {
       skipped.push({ table: { schema: table.schema, name: table.name }, reason: verdict.reason });
+      continue;
+    }
+    const shared = sharedKeys.get(table.oid);
+    if (shared !== undefined) {
+      skipped.push({ table: { schema: table.schema, name: table.name }, reason: shared });
       continue;
     }
     tables.push(verdict.table);

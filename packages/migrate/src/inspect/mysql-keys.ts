@@ -2,6 +2,7 @@ import { type Database, executorOf, mysqlDialect, type SqlExecutor } from '@shea
 import type { TableToMigrate } from '../model.js';
 import { display, displayPart } from '../names.js';
 import { columnKey, type MysqlColumn, toWiden } from './mysql-columns.js';
+import { mysqlGenerator } from './mysql-sequences.js';
 import type { MysqlTable } from './mysql-tables.js';
 
 /** What a table's primary key allows: migrate it, or leave it out and why. */
@@ -89,7 +90,7 @@ export async function inspectMysqlKey(
   const migrate: TableToMigrate = {
     table: { schema: table.schema, name: table.name },
     primaryKey: toWiden(key),
-    generator: key.attributes?.autoIncrement ? { kind: 'auto_increment' } : { kind: 'none' },
+    generator: mysqlGenerator(key),
     maxId: stats?.max_id == null ? null : BigInt(stats.max_id),
     rowCount: BigInt(stats?.row_count ?? 0),
   };

@@ -1,6 +1,7 @@
 import { mysqlDialect, sheafTriggerSql } from '@sheaf/core';
 import { firesBeforeInsert } from '../inspect/mysql-dependents.js';
 import { sheafTriggerName } from '../inspect/mysql-preflight.js';
+import { replaceSequenceDefault } from '../inspect/mysql-sequences.js';
 import type { ColumnToWiden, ForeignKey, Inspection, Migration, MigrationStep, QualifiedName } from '../model.js';
 import { displayPart, nameKey } from '../names.js';
 
@@ -57,7 +58,9 @@ export function renderMysql(inspection: Inspection): Migration {
 }
 
 /** `modify` restates the whole column: type, nullability and the attributes it would otherwise lose. */
-function modify(column: ColumnToWiden): string {
+function modify(original: ColumnToWiden): string {
+  // A MariaDB sequence default would fill the key before sheaf's trigger sees it: it becomes 0.
+  const column = replaceSequenceDefault(original);
   const attributes = column.attributes;
   const fallback = attributes?.default ?? null;
   const defaultSql = fallback === null ? '' : ` default ${/^-?\d+$/.test(fallback) ? fallback : `(${fallback})`}`;
