@@ -13,6 +13,9 @@ const quotes = { postgres: '"', mysql: '`' } as const satisfies Record<DialectNa
 /**
  * `schema.name` for people: plain parts as they are, others quoted as the server quotes them
  * (PostgreSQL's double quotes, MySQL's backticks).
+ *
+ * @example
+ * display({ schema: 'shop', name: 'a`b' }, 'mysql'); // 'shop.`a``b`'
  */
 export function display(name: QualifiedName, dialect: DialectName = 'postgres'): string {
   return `${displayPart(name.schema, dialect)}.${displayPart(name.name, dialect)}`;
