@@ -23,12 +23,16 @@ export const fixtureShard = 7;
 
 /**
  * A new database holding the fixture schema and data with sheaf installed (shard 7): a database of
- * its own on the server, a fresh data directory on PGlite. Returns the URL the CLI takes.
+ * its own on the server, a fresh data directory on PGlite. Returns the URL the CLI takes. `script`
+ * replaces the shop fixture (test/fixtures/migrate/postgres.sql) with another schema.
  */
-export async function fixtureDatabase(target: TargetName, options: { install?: boolean } = {}): Promise<string> {
+export async function fixtureDatabase(
+  target: TargetName,
+  options: { install?: boolean; script?: string } = {},
+): Promise<string> {
   const url = target === 'pglite' ? await pgliteUrl() : await serverUrl();
   await withSql(url, async (sql, raw) => {
-    await raw(fixture);
+    await raw(options.script ?? fixture);
     if (options.install !== false) await install(sql, { shard: fixtureShard });
   });
   return url;

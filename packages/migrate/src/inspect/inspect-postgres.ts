@@ -1,10 +1,11 @@
 import { requireInstalled, SheafError, type SqlExecutor } from '@sheaf/core';
-import type { Inspection, SkippedTable, TableSelection, TableToMigrate } from '../model.js';
-import { display } from '../names.js';
+import type { Inspection, QualifiedName, SkippedTable, TableSelection, TableToMigrate } from '../model.js';
+import { display, nameKey } from '../names.js';
 import { checkFloor, type KeyHigh } from './floor-check.js';
 import { dependentIndexes, dependentTriggers, dependentViews } from './postgres-dependents.js';
-import { foreignKeyClosure, type KeyColumn } from './postgres-foreign-keys.js';
+import { type ForeignKeyGraph, foreignKeyClosure, type KeyColumn, readForeignKeys } from './postgres-foreign-keys.js';
 import { inspectKey } from './postgres-keys.js';
+import { partitionKeyClashes } from './postgres-partitions.js';
 import { postgresSharedKeys } from './postgres-shared-keys.js';
 import { listPostgresTables, selectTables } from './postgres-tables.js';
 import { postgresWarnings } from './postgres-warnings.js';
@@ -79,8 +80,11 @@ async function inspectSnapshot(
       });
     }
   }
-  checkFloor(highs, sheafFloor, floorRow?.at ?? '');
-  const closure = await foreignKeyClosure(session, keys);
+  const graph = await readForeignKeys(session);
+  const kept = await withoutPartitionKeyClashes(session, graph, keys, selection, skipped);
+  const migrating = (entry: { table: QualifiedName }) => kept.some((key) => sameName(key.column.table, entry.table));
+  checkFloor(highs.filter(migrating), sheafFloor, floorRow?.at ?? '', 'postgres');
+  const closure = foreignKeyClosure(graph, kept);
   const dependents = [
     ...(await dependentViews(session, closure.widened)),
     ...(await dependentTriggers(session, closure.widened)),
@@ -88,7 +92,7 @@ async function inspectSnapshot(
   ];
   return {
     dialect: 'postgres',
-    tables,
+    tables: tables.filter(migrating),
     columns: closure.columns,
     foreignKeys: closure.foreignKeys,
     dependents,
@@ -96,3 +100,26 @@ async function inspectSnapshot(
     skipped,
   };
 }
+
+/**
+ * The keys left once those referenced from a partition key are out (see partitionKeyClashes): such a
+ * key is refused (UNSUPPORTED_KEY) when named by `--table`, and skipped with the reason under `--all`.
+ */
+async function withoutPartitionKeyClashes(
+  session: SqlExecutor,
+  graph: ForeignKeyGraph,
+  keys: readonly KeyColumn[],
+  selection: TableSelection,
+  skipped: SkippedTable[],
+): Promise<KeyColumn[]> {
+  const clashes = await partitionKeyClashes(session, graph, keys);
+  for (const [key, reason] of clashes) {
+    if (!('all' in selection)) {
+      throw new SheafError('UNSUPPORTED_KEY', reason, { details: { table: display(key.column.table) } });
+    }
+    skipped.push({ table: key.column.table, reason });
+  }
+  return keys.filter((key) => !clashes.has(key));
+}
+
+const sameName = (a: QualifiedName, b: QualifiedName) => nameKey(a) === nameKey(b);

@@ -3,9 +3,18 @@ import type { Dependent } from '../model.js';
 import { qualify } from '../names.js';
 import type { ColumnRef } from './postgres-foreign-keys.js';
 
-// The changing columns as a relation, from one jsonb parameter (no array types needed in drivers).
-const seed = `seed as (
-  select (e->>0)::oid as oid, (e->>1)::int2 as attnum from jsonb_array_elements($1::jsonb) e)`;
+// The changing columns as a relation, from one jsonb parameter (no array types needed in drivers),
+// with their copies in every partition (by name): ALTER TYPE on a partitioned table changes those
+// too, so a view or trigger on one partition blocks it as well.
+const seed = `given as (
+  select (e->>0)::oid as oid, (e->>1)::int2 as attnum from jsonb_array_elements($1::jsonb) e
+), seed as (
+  select given.oid, given.attnum from given
+  union
+  select a.attrelid, a.attnum from given
+  join pg_attribute ga on ga.attrelid = given.oid and ga.attnum = given.attnum
+  cross join lateral pg_partition_tree(given.oid) tree
+  join pg_attribute a on a.attrelid = tree.relid and a.attname = ga.attname and not a.attisdropped)`;
 
 // Views reading a changing column, then views reading those views, with the longest path to each:
 // re-creating by increasing depth puts every view after all the views it reads.
@@ -134,7 +143,8 @@ const columnTriggersSql = `
   join seed on seed.oid = t.tgrelid
   join pg_depend d on d.classid = 'pg_trigger'::regclass and d.objid = t.oid and d.refclassid = 'pg_class'::regclass
     and d.refobjid = seed.oid and d.refobjsubid = seed.attnum
-  where not t.tgisinternal
+  -- A partition's clone of its parent's trigger (tgparentid) goes and comes back with the parent's.
+  where not t.tgisinternal and t.tgparentid = 0
   order by n.nspname, c.relname, t.tgname`;
 
 interface TriggerRow {
@@ -186,6 +196,8 @@ const indexesSql = `
   select n.nspname as schema, ic.relname as name, tn.nspname as table_schema, tc.relname as table_name,
     pg_get_indexdef(ic.oid) as definition
   from found join pg_class ic on ic.oid = found.oid and ic.relkind in ('i', 'I')
+    -- A partition's copy of a partitioned index is part of that index.
+    and not ic.relispartition
   join pg_namespace n on n.oid = ic.relnamespace
   join pg_index i on i.indexrelid = ic.oid join pg_class tc on tc.oid = i.indrelid join pg_namespace tn on tn.oid = tc.relnamespace
   order by tn.nspname, tc.relname, ic.relname`;

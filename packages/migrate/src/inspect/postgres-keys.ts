@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '@sheaf/core';
 import type { KeyGenerator, QualifiedName, TableToMigrate } from '../model.js';
 import { display, qualify } from '../names.js';
+import { partitionedKeyReason, partitionKey } from './postgres-partitions.js';
 import type { CatalogTable } from './postgres-tables.js';
 
 /** What a table's primary key allows: migrate it, or leave it out and why. */
@@ -41,11 +42,14 @@ export async function inspectKey(session: SqlExecutor, table: CatalogTable): Pro
   const [key] = keys;
   const name = display(table);
   if (!key) return { kind: 'unsupported', reason: `table ${name} has no primary key` };
+  const partition = await partitionKey(session, table);
   if (keys.length > 1) {
     const columns = keys.map((column) => column.column).join(', ');
+    // PostgreSQL makes a partitioned table's primary key include its partition key.
+    const why = partition ? `, as a table partitioned by ${partition.definition} must` : '';
     return {
       kind: 'unsupported',
-      reason: `table ${name} has a composite primary key (${columns}): sheaf migrates single-column integer keys only`,
+      reason: `table ${name} has a composite primary key (${columns})${why}: sheaf migrates single-column integer keys only`,
     };
   }
   if (!key.integer) {
@@ -57,6 +61,7 @@ export async function inspectKey(session: SqlExecutor, table: CatalogTable): Pro
   if (key.default_sql?.includes('sheaf.next_id(')) {
     return { kind: 'done', reason: `table ${name}: ${key.column} already defaults to sheaf.next_id()` };
   }
+  if (partition) return { kind: 'unsupported', reason: partitionedKeyReason(table, key.column, partition) };
   return describeKey(session, table, key);
 }
 

@@ -1,6 +1,6 @@
-import { SheafError, type SqlExecutor } from '@sheaf/core';
+import { isSheafError, SheafError, type SqlExecutor } from '@sheaf/core';
 import type { Inspection, QualifiedName, TableToMigrate } from '../model.js';
-import { display, qualified, shadowColumn } from './online-names.js';
+import { display, displayPart, qualified, shadowColumn } from './online-names.js';
 
 /** A widened column and its bigint shadow. */
 export interface OnlineColumn {
@@ -27,6 +27,8 @@ export interface OnlineTable {
 interface CatalogRow {
   oid: number;
   relkind: string;
+  /** A partition, or a table inheriting from or inherited by another: ALTER TABLE would reach beyond it. */
+  inherits: boolean;
   columns: { name: string; attnum: number; not_null: boolean; default: string | null; comment: string | null }[];
   key: { name: string; type: string }[] | null;
 }
@@ -34,6 +36,7 @@ interface CatalogRow {
 // One round trip per table: its oid and kind, every column, and its primary key's columns in order.
 const catalogSql = `
   select c.oid::int as oid, c.relkind::text as relkind,
+    c.relispartition or exists (select 1 from pg_inherits i where c.oid in (i.inhrelid, i.inhparent)) as inherits,
     (select json_agg(json_build_object('name', a.attname, 'attnum', a.attnum, 'not_null', a.attnotnull,
         'default', pg_get_expr(d.adbin, d.adrelid), 'comment', col_description(c.oid, a.attnum)))
      from pg_attribute a left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
@@ -52,16 +55,35 @@ const catalogSql = `
  */
 export async function readPlan(executor: SqlExecutor, inspection: Inspection): Promise<OnlineTable[]> {
   const plan: OnlineTable[] = [];
+  const refusals: SheafError[] = [];
+  const seen: QualifiedName[] = [];
+  // Every table is read before any is refused, so one run names them all.
+  const read = async (...args: Parameters<typeof readTable>) => {
+    seen.push(args[1]);
+    try {
+      plan.push(await readTable(...args));
+    } catch (error) {
+      if (!isSheafError(error, 'UNSUPPORTED_KEY')) throw error;
+      refusals.push(error);
+    }
+  };
   for (const column of inspection.columns) {
-    if (plan.some((entry) => sameTable(entry.table, column.table))) continue;
+    if (seen.some((table) => sameTable(table, column.table))) continue;
     const names = inspection.columns.filter((c) => sameTable(c.table, column.table)).map((c) => c.column);
     const migrated = inspection.tables.find((t) => sameTable(t.table, column.table));
-    plan.push(await readTable(executor, column.table, names, migrated));
+    await read(executor, column.table, names, migrated);
   }
   for (const migrated of inspection.tables) {
-    if (plan.some((entry) => sameTable(entry.table, migrated.table))) continue;
-    plan.push(await readTable(executor, migrated.table, [], migrated));
+    if (seen.some((table) => sameTable(table, migrated.table))) continue;
+    await read(executor, migrated.table, [], migrated);
   }
+  if (refusals.length > 1) {
+    const tables = refusals.map((error) => error.details?.table);
+    throw new SheafError('UNSUPPORTED_KEY', refusals.map((error) => error.message.replace(/^sheaf: /, '')).join('; '), {
+      details: { tables },
+    });
+  }
+  if (refusals[0]) throw refusals[0];
   return plan;
 }
 
@@ -73,8 +95,21 @@ async function readTable(
 ): Promise<OnlineTable> {
   const [row] = await executor.query<CatalogRow>(catalogSql, [qualified(table)]);
   if (!row) throw new SheafError('UNKNOWN_TABLE', `no table ${display(table)}: it was dropped or renamed`);
-  if (names.length > 0 && row.relkind !== 'r') {
-    throw unsupported(table, 'is partitioned (or not a plain table): --online copies plain tables only');
+  if (names.length > 0 && row.relkind === 'p') {
+    const columns = names.map((name) => displayPart(name)).join(', ');
+    throw unsupported(
+      table,
+      `is partitioned and its ${columns} must become bigint: --online cannot copy a partitioned table ` +
+        `(PostgreSQL builds no index on one concurrently and adds no NOT VALID foreign key to one, so the swap would ` +
+        `scan every partition under its locks); migrate without --online (--apply widens ${display(table)} at the parent), ` +
+        `or leave out the tables it references`,
+    );
+  }
+  if (names.length > 0 && (row.relkind !== 'r' || row.inherits)) {
+    throw unsupported(
+      table,
+      'is a partition, in an inheritance tree or not a table: --online copies plain tables only',
+    );
   }
   if (names.length > 0 && !row.key)
     throw unsupported(table, 'has no primary key to backfill by: migrate it without --online');

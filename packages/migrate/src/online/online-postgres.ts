@@ -6,6 +6,7 @@ import { finishSwapped } from './online-finish.js';
 import { buildIndexCopies, readIndexCopies } from './online-indexes.js';
 import { display, notNullCheckName, q, qualified } from './online-names.js';
 import { type OnlineTable, readPlan, sameTable } from './online-plan.js';
+import { preflight } from './online-preflight.js';
 import { prepareTable } from './online-prepare.js';
 import { ensureStateTable, type OnlinePhase, type OnlineState, readStates, updateState } from './online-state.js';
 import { swapTables } from './online-swap.js';
@@ -52,8 +53,9 @@ export async function runOnline(
   // The inspection lists only columns still to change, so a table migrated before (even one whose
   // row says done, widened as a referencing table) is planned again exactly when it has work left.
   const plan = await readPlan(executor, inspection);
-  // Refuses an index it could not copy before anything is changed, not after the backfill.
-  for (const entry of plan) await readIndexCopies(executor, entry);
+  // Every refusal comes before the first change: readPlan refuses tables it cannot copy, preflight
+  // indexes it could not rebuild and names already taken, so a refused run leaves no trace.
+  await preflight(executor, plan);
   await ensureStateTable(executor);
   const resumed = await finishSwapped(executor, output);
   const states = await readStates(executor);
