@@ -340,8 +340,8 @@ describe('sheaf doctor without a database', () => {
     expect(report.databases[0]!.checks).toEqual([
       { name: 'database', status: 'fail', message: expect.stringMatching(/ECONNREFUSED/) },
     ]);
-    // A driver error has no sheaf code: the CLI reports it as it reports driver errors.
-    expect(stderr).toBe('sheaf doctor: 1 check failed: database on postgres://nobody@127.0.0.1:1/none\n');
+    // A driver error has no sheaf code: the line has none either, and reads like every other failure.
+    expect(stderr).toBe('sheaf: 1 check failed: database on postgres://nobody@127.0.0.1:1/none\n');
   });
 
   it('lists doctor in sheaf --help', async () => {

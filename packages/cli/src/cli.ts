@@ -66,9 +66,12 @@ function report(name: string, error: unknown, io: Io): number {
     return exitCodes.failure;
   }
   // Driver errors (a refused connection, a bad password) carry what the user needs in their message.
+  // Every failure reads like a SheafError, `sheaf: <message> (<code>)` (docs/cli.md, exit codes):
+  // only usage errors name the command, with the pointer to its --help.
   const message = error instanceof Error ? error.message || String(error) : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  io.err(redactText(`sheaf ${name}: ${message}${typeof code === 'string' ? ` (${code})` : ''}\n`));
+  const text = message.startsWith('sheaf: ') ? message : `sheaf: ${message}`;
+  io.err(redactText(`${text}${typeof code === 'string' ? ` (${code})` : ''}\n`));
   return exitCodes.failure;
 }
 

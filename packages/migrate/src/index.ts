@@ -13,11 +13,14 @@ export type {
   KeyGenerator,
   Migration,
   MigrationStep,
+  MigrationWarning,
   QualifiedName,
   SkippedTable,
   TableFingerprint,
   TableSelection,
   TableToMigrate,
+  WarnedObject,
+  WarningKind,
 } from './model.js';
 export { display as displayName } from './names.js';
 export { type OnlineOptions, runOnline } from './online/online-postgres.js';

@@ -54,7 +54,8 @@ export async function backfillTable(
     progress.update(rowsDone);
   }
   progress.finish(rowsDone);
-  await updateState(executor, entry.table, { phase: 'backfilled' });
+  // The rows walked are the true total: rows written after the count, below the upper key, are in it.
+  await updateState(executor, entry.table, { phase: 'backfilled', rowsTotal: rowsDone });
 }
 
 /**

@@ -21,23 +21,27 @@ const redrawMs = 100;
 const lineMs = 2000;
 
 /**
- * A progress bar for `label`: rows done of `total` (an estimate, so `done` may pass it), the rate of
- * this run, and the time left at that rate.
+ * A progress bar for `label`: rows done of `total`, the rate of this run, and the time left at that
+ * rate. `total` is counted (or estimated) before the backfill starts, and rows written since with
+ * keys below the backfill's upper key are copied too: until the end, progress stops at 99% and
+ * `done` past `total` reads "more than the N counted"; the last line shows what was copied, at 100%.
  */
 export function progressBar(output: Output, label: string, total: bigint, options: ProgressOptions): Progress {
   const now = options.now ?? Date.now;
   const started = now();
   let printed = Number.NEGATIVE_INFINITY;
-  let shown: bigint | undefined;
-  const render = (done: bigint) => {
-    const whole = done > total ? done : total;
-    const fraction = whole === 0n ? 1 : Number(done) / Number(whole);
+  const render = (done: bigint, finished: boolean) => {
+    const whole = finished ? done : total;
+    const over = !finished && done > total;
+    // Only the end is 100%: at `total` (or past it) rows may still come.
+    const fraction = finished ? 1 : Math.min(Number(done) / Number(whole || 1n), 0.99);
     const seconds = Math.max((now() - started) / 1000, 0.001);
     const rate = Number(done - options.resumedAt) / seconds;
-    const eta = rate > 0 ? formatDuration(Number(whole - done) / rate) : '?';
-    const counts = `${done}/${whole} rows (${Math.floor(fraction * 100)}%), ${Math.round(rate)} rows/s, ETA ${eta}`;
+    const eta = finished ? formatDuration(0) : rate > 0 && !over ? formatDuration(Number(whole - done) / rate) : '?';
+    const rows = over ? `${done} rows, more than the ${total} counted at the start` : `${done}/${whole} rows`;
+    const counts = `${rows} (${Math.floor(fraction * 100)}%), ${Math.round(rate)} rows/s, ETA ${eta}`;
     if (!options.interactive) return `${label}: ${counts}\n`;
-    const filled = Math.round(fraction * barWidth);
+    const filled = Math.floor(fraction * barWidth);
     return `\r${label} [${'#'.repeat(filled)}${'-'.repeat(barWidth - filled)}] ${counts}\x1b[K`;
   };
   return {
@@ -45,12 +49,10 @@ export function progressBar(output: Output, label: string, total: bigint, option
       const interval = options.interactive ? redrawMs : lineMs;
       if (now() - printed < interval) return;
       printed = now();
-      shown = done;
-      output.err(render(done));
+      output.err(render(done, false));
     },
     finish(done) {
-      if (options.interactive) output.err(`${render(done)}\n`);
-      else if (shown !== done) output.err(render(done));
+      output.err(options.interactive ? `${render(done, true)}\n` : render(done, true));
     },
   };
 }
