@@ -149,6 +149,8 @@ describe('sheafErrorCodes', () => {
         'SHARD_TAKEN',
         'REGISTRY_ELSEWHERE',
         'REGISTRY_UNAVAILABLE',
+        'MIGRATION_UNFINISHED',
+        'MIGRATION_INTERRUPTED',
       ].sort(),
     );
   });

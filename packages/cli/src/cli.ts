@@ -26,8 +26,8 @@ const commands: readonly Command[] = [
   demoCommand,
 ];
 
-/** Exit codes: 0 success, 1 failure, 2 usage. */
-export const exitCodes = Object.freeze({ ok: 0, failure: 1, usage: 2 });
+/** Exit codes: 0 success, 1 failure, 2 usage, 130 stopped by SIGINT (sheaf migrate, at a step boundary). */
+export const exitCodes = Object.freeze({ ok: 0, failure: 1, usage: 2, interrupted: 130 });
 
 /** Runs `sheaf` with the arguments after the program name; resolves to the exit code. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
@@ -63,7 +63,7 @@ function report(name: string, error: unknown, io: Io): number {
   }
   if (isSheafError(error)) {
     io.err(redactText(`${error.message} (${error.code})\n`));
-    return exitCodes.failure;
+    return isSheafError(error, 'MIGRATION_INTERRUPTED') ? exitCodes.interrupted : exitCodes.failure;
   }
   // Driver errors (a refused connection, a bad password) carry what the user needs in their message.
   // Every failure reads like a SheafError, `sheaf: <message> (<code>)` (docs/cli.md, exit codes):

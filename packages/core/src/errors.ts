@@ -45,6 +45,8 @@ export const sheafErrorCodes = Object.freeze([
   'SHARD_TAKEN',
   'REGISTRY_ELSEWHERE',
   'REGISTRY_UNAVAILABLE',
+  'MIGRATION_UNFINISHED',
+  'MIGRATION_INTERRUPTED',
 ] as const);
 
 /**

@@ -1,4 +1,10 @@
 export { type ApplyOptions, type ApplyResult, applyMigration, touchedTables } from './apply/apply.js';
+export type { StepBoundary } from './apply/boundaries.js';
+export { type AbortResult, abortMigration } from './apply/journal-abort.js';
+export { resumeMigration } from './apply/journal-run.js';
+export type { JournalState, MigrationRecord } from './apply/journal-store.js';
+export { type MigrationStatus, migrationStatus, type OnlineTableStatus } from './apply/migration-status.js';
+export type { RunOptions } from './apply/run-options.js';
 export type { FormatInput, FormatOutput, MigrationFile } from './formats/format-common.js';
 export { sqlText } from './formats/format-sql.js';
 export { type FormatName, formats, writeMigration } from './formats/formats.js';
@@ -15,6 +21,7 @@ export type {
   MigrationStep,
   MigrationWarning,
   QualifiedName,
+  SchemaFact,
   SkippedTable,
   TableFingerprint,
   TableSelection,

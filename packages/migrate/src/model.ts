@@ -132,7 +132,28 @@ export interface Inspection {
 export interface MigrationStep {
   readonly sql: string;
   readonly describe: string;
+  /**
+   * MySQL/MariaDB: what the catalog shows once the statement has committed, and did not show before
+   * it. A run killed between the statement and its journal entry is resumed (or aborted) by checking these.
+   */
+  readonly effect?: readonly SchemaFact[];
+  /** MySQL/MariaDB: the statement that reverses this one (`abortMigration`, `sheaf migrate --abort`). */
+  readonly undo?: string;
 }
+
+/** A fact about the live schema that a migration step makes true. */
+export type SchemaFact =
+  /** These foreign keys of `table` exist (`present`) or do not. */
+  | {
+      readonly kind: 'foreign keys';
+      readonly table: QualifiedName;
+      readonly names: readonly string[];
+      readonly present: boolean;
+    }
+  /** These columns of `table` are signed `bigint`. */
+  | { readonly kind: 'bigint columns'; readonly table: QualifiedName; readonly columns: readonly string[] }
+  /** This trigger exists. */
+  | { readonly kind: 'trigger'; readonly name: QualifiedName };
 
 /** A rendered migration: the statements in order, and whether they can run in one transaction. */
 export interface Migration {

@@ -1,7 +1,10 @@
+import type { DialectName, SqlExecutor } from '@sheaf/core';
 import { type FormatName, formats } from '@sheaf/migrate';
 import { type Args, flag, text, texts } from '../args.js';
 import { defineCommand } from '../command.js';
 import { targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
+import type { Io } from '../io.js';
+import { runAbort, runStatus } from '../migrate/journal-commands.js';
 import { UsageError } from '../usage-error.js';
 import { type MigrateOptions, runMigrate } from './run-migrate.js';
 
@@ -11,6 +14,7 @@ export const migrateCommand = defineCommand({
   help: `
 Usage: sheaf migrate [--url <url>] (--table <name>... | --all) [--format sql|prisma|knex|drizzle]
                      [--out <dir>] [--apply] [--online] [--json]
+       sheaf migrate [--url <url>] (--status | --abort) [--json]
 
 Inspects the tables' primary keys, their sequences / identities / AUTO_INCREMENT and every column
 referencing them (composite and self-referencing foreign keys included), with the views, triggers
@@ -24,7 +28,11 @@ ${urlHelp}
   --format <format>  the files --out writes: sql (default), prisma, knex or drizzle
   --out <dir>        write the migration files there instead of printing the SQL
   --apply            run the migration now (one transaction on PostgreSQL), with progress on stderr,
-                     verifying row counts and checksums of every touched table before and after
+                     verifying row counts and checksums of every touched table before and after;
+                     MySQL/MariaDB: journaled in sheaf_migrations, and run again after an
+                     interruption it resumes (Ctrl-C stops after the running statement, exit 130)
+  --status           where the latest migration stands (MySQL/MariaDB journal; PostgreSQL --online)
+  --abort            MySQL/MariaDB: undo the unfinished migration's finished steps, last first
   --online           PostgreSQL: add bigint columns, backfill in batches, then swap, so no lock is
                      held for long; resumable (run the same command again after an interruption)
   --json             print the plan (and what --out and --apply did) as JSON
@@ -39,16 +47,41 @@ See docs/migrating-existing-tables.md.
     format: { type: 'string' },
     out: { type: 'string' },
     apply: { type: 'boolean' },
+    status: { type: 'boolean' },
+    abort: { type: 'boolean' },
     online: { type: 'boolean' },
     json: { type: 'boolean' },
   },
   async run(args, io) {
     const target = targetOf(args, io);
+    const journal = journalCommand(args, target.dialect);
+    if (journal) return withConnection(target, { create: false }, (executor) => journal(executor, io));
     const options = migrateOptions(args);
     if (options.online && target.dialect !== 'postgres') throw new UsageError('--online is PostgreSQL only');
     await withConnection(target, { create: false }, (executor) => runMigrate(executor, options, io));
   },
 });
+
+/** `--status` or `--abort`, which take no tables and no other flag but --json; undefined for neither. */
+function journalCommand(args: Args, dialect: DialectName) {
+  const status = flag(args, 'status');
+  const abort = flag(args, 'abort');
+  if (!status && !abort) return undefined;
+  const name = status ? '--status' : '--abort';
+  const others = ['table', 'all', 'format', 'out', 'apply', 'online', 'status', 'abort'].filter(
+    (other) => other !== name.slice(2) && args.values[other] !== undefined,
+  );
+  if (others.length > 0) {
+    throw new UsageError(`${name} takes no other flag but --url and --json (got --${others.join(', --')})`);
+  }
+  if (abort && dialect !== 'mysql') {
+    throw new UsageError(
+      '--abort is MySQL/MariaDB only: on PostgreSQL --apply is one transaction and leaves nothing to undo (--online: see docs/migrating-existing-tables.md)',
+    );
+  }
+  const json = flag(args, 'json');
+  return (executor: SqlExecutor, io: Io) => (status ? runStatus(executor, json, io) : runAbort(executor, json, io));
+}
 
 function migrateOptions(args: Args): MigrateOptions {
   const tables = texts(args, 'table');

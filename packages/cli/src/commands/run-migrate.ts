@@ -15,6 +15,8 @@ import {
   writeMigration,
 } from '@sheaf/migrate';
 import { type Io, toJson } from '../io.js';
+import { continueUnfinished, interruptible } from '../migrate/journal-commands.js';
+import { nextCommands } from '../migrate/journal-text.js';
 
 /** What `sheaf migrate`'s flags ask for, checked before connecting. */
 export interface MigrateOptions {
@@ -31,6 +33,7 @@ export interface MigrateOptions {
  * or hands over to the online mode (`--online`). The plan goes to stdout, progress to stderr.
  */
 export async function runMigrate(executor: SqlExecutor, options: MigrateOptions, io: Io): Promise<void> {
+  if (await continueUnfinished(executor, options, io)) return;
   const inspection = await inspect(executor, options.selection);
   if (options.online) return runOnline(executor, inspection, io);
   const migration = plan(inspection);
@@ -79,10 +82,10 @@ async function apply(
 ): Promise<unknown[]> {
   const tables = touchedTables(inspection);
   const started = Date.now();
-  const result = await applyMigration(executor, migration, {
-    tables,
-    progress: (line) => io.err(line),
-  });
+  const next = nextCommands('running', options.selection);
+  const result = await interruptible(io, next, (run) =>
+    applyMigration(executor, migration, { ...run, tables, selection: options.selection }),
+  );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (!options.json) {
     io.out(

@@ -1,31 +1,34 @@
-import { type Database, type DialectName, executorOf, SheafError, type SqlExecutor } from '@sheaf/core';
-import { fingerprinterOf } from '../migrate.js';
-import type { Inspection, Migration, QualifiedName, TableFingerprint } from '../model.js';
-import { byName, display, nameKey, qualify } from '../names.js';
+import { type Database, executorOf, type SqlExecutor } from '@sheaf/core';
+import type { Inspection, Migration, QualifiedName, TableFingerprint, TableSelection } from '../model.js';
+import { byName, nameKey, qualify } from '../names.js';
 import { oneLine } from '../one-line.js';
+import { stopIfInterrupted } from './boundaries.js';
+import { runJournaled } from './journal-run.js';
+import { type RunOptions, type Settled, settle } from './run-options.js';
+import { verify } from './verify.js';
 
 /** Row count and checksum of each table: `fingerprintPostgres`, `fingerprintMysql`. */
 export type Fingerprinter = (executor: SqlExecutor, tables: readonly QualifiedName[]) => Promise<TableFingerprint[]>;
 
-/** How to apply: which tables to verify (`touchedTables(inspection)`), and where progress lines go. */
-export interface ApplyOptions {
+/** How to apply: which tables to verify (`touchedTables(inspection)`), progress, and where to stop. */
+export interface ApplyOptions extends RunOptions {
   readonly tables: readonly QualifiedName[];
-  /** Row count and checksum of each table; default: the dialect's own (`fingerprint`). */
-  readonly fingerprint?: Fingerprinter;
-  /** Called with each progress line (ending in a newline); default: none. */
-  readonly progress?: (line: string) => void;
+  /** MySQL/MariaDB: the selection the plan came from, recorded in the journal (`migrationStatus` shows it). */
+  readonly selection?: TableSelection;
 }
 
-interface Settled {
+interface SettledApply extends Settled {
   readonly tables: readonly QualifiedName[];
-  readonly fingerprint: Fingerprinter;
-  readonly progress: (line: string) => void;
 }
 
 /** The fingerprints before and after: equal, or applyMigration would have thrown. */
 export interface ApplyResult {
   readonly before: readonly TableFingerprint[];
   readonly after: readonly TableFingerprint[];
+  /** MySQL/MariaDB: the journal record's id in `sheaf_migrations`. */
+  readonly migration?: number;
+  /** MySQL/MariaDB: steps an earlier, interrupted run had finished (0 for a fresh start). */
+  readonly resumedAt?: number;
 }
 
 /** Every table the migration changes: migrated keys and referencing columns alike, sorted. */
@@ -37,26 +40,30 @@ export function touchedTables(inspection: Inspection): QualifiedName[] {
 
 /**
  * Runs a migration's steps on one connection, fingerprinting the tables before and after. Where DDL
- * is transactional (PostgreSQL, PGlite) it is one transaction that rolls back on any error or
- * difference; elsewhere (MySQL, MariaDB) each statement commits as it runs and a difference is
- * reported after the fact. Throws VERIFY_FAILED naming each table, before and after.
+ * is transactional (PostgreSQL, PGlite) it is one transaction that rolls back on any error,
+ * difference or interruption. Elsewhere (MySQL, MariaDB) each statement commits as it runs, so the
+ * run is journaled in `sheaf_migrations`: the plan and fingerprints first, then each step as it
+ * commits; an interrupted run is continued by `resumeMigration` (or by applying the same plan
+ * again) or undone by `abortMigration`, and another plan is refused (MIGRATION_UNFINISHED) while
+ * it is unfinished. Throws VERIFY_FAILED naming each table, before and after, and
+ * MIGRATION_INTERRUPTED when `signal` stopped it.
  *
  * @example
  * await applyMigration(pool, plan(inspection), { tables: touchedTables(inspection), progress: console.error });
  */
 export function applyMigration(db: Database, migration: Migration, options: ApplyOptions): Promise<ApplyResult> {
   const executor = executorOf(db, 'applyMigration');
-  const settled: Settled = {
-    tables: options.tables,
-    fingerprint: options.fingerprint ?? fingerprinterOf(executor),
-    progress: options.progress ?? (() => undefined),
-  };
-  return executor.session((session) =>
-    migration.transactional ? inTransaction(session, migration, settled) : stepByStep(session, migration, settled),
-  );
+  const settled: SettledApply = { ...settle(executor, options), tables: options.tables };
+  return executor.session((session) => {
+    if (migration.transactional) return inTransaction(session, migration, settled);
+    // A journal only where DDL commits on its own: a plan marked non-transactional by hand on PostgreSQL just runs.
+    const outcome = 'the statements had committed as they ran';
+    if (session.dialect.transactionalDdl) return runVerified(session, migration, settled, outcome);
+    return runJournaled(session, migration, { tables: options.tables, selection: options.selection ?? null }, settled);
+  });
 }
 
-async function inTransaction(session: SqlExecutor, migration: Migration, options: Settled): Promise<ApplyResult> {
+async function inTransaction(session: SqlExecutor, migration: Migration, options: SettledApply): Promise<ApplyResult> {
   await session.query('begin');
   try {
     // Share mode keeps readers going but stops writes between the fingerprint and the ALTERs.
@@ -71,46 +78,24 @@ async function inTransaction(session: SqlExecutor, migration: Migration, options
   }
 }
 
-function stepByStep(session: SqlExecutor, migration: Migration, options: Settled): Promise<ApplyResult> {
-  return runVerified(session, migration, options, 'the statements had committed as they ran');
-}
-
 async function runVerified(
   session: SqlExecutor,
   migration: Migration,
-  options: Settled,
+  options: SettledApply,
   outcome: string,
 ): Promise<ApplyResult> {
   options.progress(`fingerprinting ${options.tables.length} tables before the migration\n`);
   const before = await options.fingerprint(session, options.tables);
   const total = migration.steps.length;
   for (const [index, step] of migration.steps.entries()) {
+    await options.boundary({ when: 'before-step', step: index + 1, of: total });
+    stopIfInterrupted(options.signal, `before step ${index + 1} of ${total}: ${outcome}`, { stepsDone: 0 });
     options.progress(`[${index + 1}/${total}] ${oneLine(step.describe)}\n`);
     await session.query(step.sql);
+    await options.boundary({ when: 'after-step', step: index + 1, of: total });
   }
   options.progress(`fingerprinting ${options.tables.length} tables after the migration\n`);
   const after = await options.fingerprint(session, options.tables);
   verify(before, after, outcome, migration.dialect);
   return { before, after };
-}
-
-function verify(
-  before: readonly TableFingerprint[],
-  after: readonly TableFingerprint[],
-  outcome: string,
-  dialect: DialectName,
-): void {
-  const afterByTable = new Map(after.map((fingerprint) => [nameKey(fingerprint.table), fingerprint]));
-  const differences = before.flatMap((old) => {
-    const now = afterByTable.get(nameKey(old.table));
-    if (now && now.rows === old.rows && now.checksum === old.checksum) return [];
-    const then = `had ${old.rows} rows with checksum ${old.checksum}`;
-    return [
-      `${display(old.table, dialect)} ${then}, now ${now ? `${now.rows} rows with checksum ${now.checksum}` : 'is gone'}`,
-    ];
-  });
-  if (differences.length === 0) return;
-  throw new SheafError('VERIFY_FAILED', `verification failed, ${outcome}: ${differences.join('; ')}`, {
-    details: { tables: differences },
-  });
 }

@@ -7,8 +7,9 @@ export interface MysqlTable extends QualifiedName {
   readonly autoIncrement: bigint | null;
 }
 
-// sheaf's own tables (sql/mysql and the installer's version table) are never migrated.
+// sheaf's own tables (sql/mysql, the installer's version table, the migration journal) are never migrated.
 const sheafTables = new Set([
+  'sheaf_migrations',
   'sheaf_settings',
   'sheaf_chunks',
   'sheaf_tickets',

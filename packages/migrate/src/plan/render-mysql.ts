@@ -4,6 +4,8 @@ import { sheafTriggerName } from '../inspect/mysql-preflight.js';
 import { replaceSequenceDefault } from '../inspect/mysql-sequences.js';
 import type { ColumnToWiden, ForeignKey, Inspection, Migration, MigrationStep, QualifiedName } from '../model.js';
 import { displayPart, nameKey } from '../names.js';
+import { addForeignKey, dropForeignKey, modifyColumn } from './mysql-clauses.js';
+import { dropForeignKeysReversal, readdReversal, triggerReversal, widenReversal } from './mysql-reversal.js';
 
 const q = mysqlDialect.quoteIdent;
 // Descriptions become `--` comments in the migration files: displayPart spells out line breaks,
@@ -38,40 +40,31 @@ export function renderMysql(inspection: Inspection): Migration {
   const { altered, deferred } = alterOrder(inspection.columns, inspection.foreignKeys);
   const steps: MigrationStep[] = [
     ...byTable(inspection.foreignKeys).map(([table, fks]) => ({
-      sql: `alter table ${ref(table)} ${fks.map((fk) => `drop foreign key ${q(fk.name)}`).join(', ')}`,
+      sql: `alter table ${ref(table)} ${fks.map(dropForeignKey).join(', ')}`,
       describe: `drop foreign key${fks.length > 1 ? 's' : ''} ${labels(fks.map((fk) => fk.name))} on ${label(table.name)}`,
+      ...dropForeignKeysReversal(ref, table, fks),
     })),
     ...altered.map(({ table, columns, foreignKeys }) => ({
       sql: `alter table ${ref(table)} ${[...columns.map(modify), ...foreignKeys.map(addForeignKey)].join(', ')}`,
       describe: `${label(table.name)}: ${columns.map((c) => `${label(c.column)} ${c.dataType} → bigint`).join(', ')}${readds(foreignKeys)}`,
+      ...widenReversal(ref, table, columns, foreignKeys),
     })),
     ...byTable(deferred).map(([table, fks]) => ({
       sql: `alter table ${ref(table)} ${fks.map(addForeignKey).join(', ')}`,
       describe: `${label(table.name)}: re-add foreign key${fks.length > 1 ? 's' : ''} ${labels(fks.map((fk) => fk.name))}`,
+      ...readdReversal(ref, table, fks),
     })),
     ...inspection.tables.map(({ table, primaryKey }) => ({
       sql: triggerSql(inspection, table, primaryKey.column),
       describe: `${label(table.name)}: create trigger ${label(sheafTriggerName(table.name))} (sheaf ids for ${label(primaryKey.column)})`,
+      ...triggerReversal(ref, { schema: table.schema, name: sheafTriggerName(table.name) }),
     })),
   ];
   return { dialect: 'mysql', steps, transactional: false };
 }
 
-/** `modify` restates the whole column: type, nullability and the attributes it would otherwise lose. */
-function modify(original: ColumnToWiden): string {
-  // A MariaDB sequence default would fill the key before sheaf's trigger sees it: it becomes 0.
-  const column = replaceSequenceDefault(original);
-  const attributes = column.attributes;
-  const fallback = attributes?.default ?? null;
-  const defaultSql = fallback === null ? '' : ` default ${/^-?\d+$/.test(fallback) ? fallback : `(${fallback})`}`;
-  const comment = attributes?.comment
-    ? ` comment '${attributes.comment.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`
-    : '';
-  const increment = attributes?.autoIncrement ? ' auto_increment' : '';
-  return `modify ${q(column.column)} bigint ${column.nullable ? 'null' : 'not null'}${defaultSql}${increment}${comment}`;
-}
-
-const addForeignKey = (fk: ForeignKey) => `add constraint ${q(fk.name)} ${fk.definition}`;
+// A MariaDB sequence default would fill the key before sheaf's trigger sees it: it becomes 0.
+const modify = (column: ColumnToWiden) => modifyColumn(replaceSequenceDefault(column), 'bigint');
 
 const readds = (fks: readonly ForeignKey[]) =>
   fks.length === 0 ? '' : `; re-add foreign key${fks.length > 1 ? 's' : ''} ${labels(fks.map((fk) => fk.name))}`;

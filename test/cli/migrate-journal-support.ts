@@ -1,0 +1,150 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { install, type SqlExecutor } from '@sheaf/core';
+import mysql from 'mysql2/promise';
+import { afterAll, afterEach } from 'vitest';
+import { fingerprintMysql } from '../../packages/migrate/src/apply/fingerprint-mysql.js';
+import { mysqlUrl, withDatabase } from '../support/targets.js';
+import { fixtureShard, userTables, withMysql } from './migrate-mysql-support.js';
+
+/** The journal fixture's statements, split on sheaf's break marker as a driver must run them. */
+const statements = readFileSync(new URL('../fixtures/migrate/mysql-journal.sql', import.meta.url), 'utf8')
+  .split(/^-- sheaf:break$/m)
+  .map((statement) => statement.trim())
+  .filter((statement) => statement.replace(/^--.*$/gm, '').trim() !== '');
+
+const made: string[] = [];
+let failed = false;
+afterEach((context) => {
+  if (context.task.result?.state === 'fail') failed = true;
+});
+// Kept for inspection when a test failed.
+afterAll(async () => {
+  if (failed) return;
+  const admin = await mysql.createConnection({ uri: mysqlUrl });
+  for (const name of made) await admin.query(`drop database if exists ${name}`);
+  await admin.end();
+});
+
+/** A new database holding the journal fixture with sheaf installed (shard 7); returns its URL. */
+export async function journalDatabase(): Promise<string> {
+  const name = `sheaf_j_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = await mysql.createConnection({ uri: mysqlUrl });
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  made.push(name);
+  const url = withDatabase(mysqlUrl, name);
+  await withMysql(url, async (sql) => {
+    for (const statement of statements) await sql.query(statement);
+    await install(sql, { shard: fixtureShard });
+  });
+  return url;
+}
+
+/** What a `sheaf` process did: its exit code, or the signal that ended it. */
+export interface Run {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = fileURLToPath(new URL('../../packages/cli/bin/sheaf.js', import.meta.url));
+
+/**
+ * Runs the built `sheaf` bin (as run-sheaf.ts does) and resolves however it ended, killed included;
+ * `failpoint` sets SHEAF_MIGRATE_FAILPOINT. `started` gets the child, to signal it from outside.
+ */
+export function runSheaf(
+  args: readonly string[],
+  failpoint?: string,
+  started?: (child: ReturnType<typeof execFile>) => void,
+): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, DATABASE_URL: '', SHEAF_MIGRATE_FAILPOINT: failpoint ?? '' };
+    const child = execFile(process.execPath, [bin, ...args], { cwd: root, env }, (_, stdout, stderr) => {
+      resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr });
+    });
+    started?.(child);
+  });
+}
+
+/** The journal's latest row, as the tests look at it. */
+export async function journalRow(
+  url: string,
+): Promise<{ id: number; state: string; steps_done: number; running_step: number | null }> {
+  return withMysql(url, async (sql) => {
+    const [row] = await sql.query<{ id: number; state: string; steps_done: number; running_step: number | null }>(
+      'select id, state, steps_done, running_step from sheaf_migrations order by id desc limit 1',
+    );
+    if (!row) throw new Error(`no journal row in ${url}`);
+    return row;
+  });
+}
+
+/** Everything the schema and data consist of, without the database's name, to compare two databases. */
+export interface Schema {
+  readonly tables: Record<string, string>;
+  readonly triggers: readonly Record<string, unknown>[];
+  readonly foreignKeys: readonly Record<string, unknown>[];
+  readonly data: Record<string, string>;
+}
+
+/** SHOW CREATE TABLE of every table, every trigger (order and body), every foreign key and each table's fingerprint. */
+export function schemaOf(url: string): Promise<Schema> {
+  return withMysql(url, async (sql) => {
+    const tables = await userTables(sql);
+    const ddl: Record<string, string> = {};
+    for (const table of tables) {
+      const [row] = await sql.query<Record<string, string>>(`show create table ${sql.dialect.quoteIdent(table.name)}`);
+      ddl[table.name] = String(row?.['Create Table']);
+    }
+    const data = Object.fromEntries(
+      (await fingerprintMysql(sql, tables)).map((f) => [f.table.name, `${f.rows} rows, checksum ${f.checksum}`]),
+    );
+    return { tables: ddl, triggers: await triggers(sql), foreignKeys: await foreignKeys(sql), data };
+  });
+}
+
+/**
+ * The schema with each table's index lines sorted: re-adding a foreign key makes MariaDB re-create
+ * the index named after it at the end of the list (the migration itself does so too), so after
+ * --abort only the order of those lines may differ from the original.
+ */
+export function withIndexesSorted(schema: Schema): Schema {
+  const sorted = (ddl: string) => {
+    const lines = ddl.split('\n');
+    const isKey = (line: string) => /^ {2}(UNIQUE |FULLTEXT |SPATIAL )?KEY /.test(line);
+    const keys = lines
+      .filter(isKey)
+      .map((line) => line.replace(/,$/, ''))
+      .sort();
+    return lines.map((line) => (isKey(line) ? (keys.shift() as string) : line.replace(/,$/, ''))).join('\n');
+  };
+  return {
+    ...schema,
+    tables: Object.fromEntries(Object.entries(schema.tables).map(([name, ddl]) => [name, sorted(ddl)])),
+  };
+}
+
+function triggers(sql: SqlExecutor) {
+  return sql.query(
+    `select trigger_name, event_object_table, action_timing, event_manipulation, action_order, action_statement
+     from information_schema.triggers where trigger_schema = database() order by trigger_name`,
+  );
+}
+
+function foreignKeys(sql: SqlExecutor) {
+  return sql.query(
+    `select r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule,
+       group_concat(k.column_name, '>', k.referenced_column_name order by k.ordinal_position) as pairs
+     from information_schema.referential_constraints r
+     join information_schema.key_column_usage k on k.constraint_schema = r.constraint_schema
+       and k.constraint_name = r.constraint_name and k.table_name = r.table_name
+     where r.constraint_schema = database()
+     group by r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule
+     order by r.table_name, r.constraint_name`,
+  );
+}

@@ -1,0 +1,298 @@
+import { beforeAll, expect, it } from 'vitest';
+import { migrationStatus } from '../../packages/migrate/src/index.js';
+import { describeTargets } from '../support/database.js';
+import {
+  journalDatabase,
+  journalRow,
+  runSheaf,
+  type Schema,
+  schemaOf,
+  withIndexesSorted,
+} from './migrate-journal-support.js';
+import { withMysql } from './migrate-mysql-support.js';
+import { sheaf } from './run-sheaf.js';
+
+// Each test runs the CLI as dozens of processes, one step boundary each.
+const cliTimeout = 120_000;
+
+const apply = (url: string) => ['migrate', '--url', url, '--all', '--apply'];
+
+interface Step {
+  sql: string;
+  effect: { kind: string; present?: boolean }[];
+}
+
+describeTargets(
+  'sheaf migrate --apply on MySQL/MariaDB: journal, resume, abort',
+  () => {
+    // The fixture as loaded, and as an uninterrupted --apply leaves it (on a twin database).
+    let original: Schema;
+    let reference: Schema;
+    let total = 0;
+    // Steps 1…drops drop foreign keys; the last `triggers` steps create sheaf's triggers.
+    let drops = 0;
+    let triggers = 0;
+
+    beforeAll(async () => {
+      const url = await journalDatabase();
+      original = await schemaOf(url);
+      const plan = await sheaf(['migrate', '--url', url, '--all', '--json']);
+      const steps = (JSON.parse(plan.stdout) as { steps: Step[] }).steps;
+      total = steps.length;
+      drops = steps.filter((step) => step.effect[0]?.kind === 'foreign keys' && !step.effect[0].present).length;
+      triggers = steps.filter((step) => step.effect[0]?.kind === 'trigger').length;
+      const run = await runSheaf(apply(url));
+      expect(run.stderr).toMatch(/fingerprinting 12 tables after the migration\n$/);
+      expect(run.code).toBe(0);
+      reference = await schemaOf(url);
+    }, cliTimeout);
+
+    it('plans 40 steps around 26 foreign keys, and the uninterrupted reference changes no row', () => {
+      expect([total, drops, triggers]).toEqual([40, 11, 11]);
+      expect(original.foreignKeys).toHaveLength(26);
+      expect(reference.foreignKeys).toEqual(original.foreignKeys);
+      expect(reference.data).toEqual(original.data);
+      expect(reference.tables.users).toContain('`tenant_id` bigint(20) NOT NULL');
+    });
+
+    it(
+      'the bug is gone: killed after dropping the foreign keys, a rerun resumes and every key is back',
+      async () => {
+        const url = await journalDatabase();
+        const killed = await runSheaf(apply(url), `after-step:${drops}`);
+        expect(killed.signal).toBe('SIGKILL');
+        expect((await schemaOf(url)).foreignKeys).toEqual([]);
+        const rerun = await runSheaf(apply(url));
+        expect(rerun.code).toBe(0);
+        expect(rerun.stdout).toMatch(/^Resuming migration #1 \(--all\): 10 of 40 steps done, started 20\d\d-/);
+        expect(rerun.stderr).toContain('[11/40] had committed before the run stopped\n');
+        expect(rerun.stdout).toMatch(/finished migration #1 in [\d.]+ s \(30 steps this run\); verified 12 tables/);
+        const schema = await schemaOf(url);
+        expect(schema.foreignKeys).toHaveLength(26);
+        expect(schema).toEqual(reference);
+        // Run again: finished, nothing left to do, and no journal in the way.
+        const again = await runSheaf(apply(url));
+        expect([again.code, again.stderr]).toEqual([0, '']);
+        expect(again.stdout).toMatch(/^Nothing to migrate\.\n/);
+      },
+      cliTimeout,
+    );
+
+    it(
+      'resumes after kill -9 and after SIGINT at every step boundary, ending as an uninterrupted run',
+      async () => {
+        // Two databases at once: each run is mostly a process starting.
+        const [killed, interrupted] = await Promise.all([killAtEveryBoundary(), interruptAtEveryBoundary()]);
+        expect(killed).toEqual(reference);
+        expect(interrupted).toEqual(reference);
+      },
+      cliTimeout,
+    );
+
+    /** Kills a run between each statement and its journal entry, the next run resuming; returns the end. */
+    async function killAtEveryBoundary(): Promise<Schema> {
+      const url = await journalDatabase();
+      const first = await runSheaf(apply(url), 'before-step:1');
+      expect(first.signal).toBe('SIGKILL');
+      expect(await journalRow(url)).toMatchObject({ state: 'running', steps_done: 0, running_step: null });
+      for (let step = 1; step <= total; step++) {
+        const run = await runSheaf(apply(url), `after-step:${step}`);
+        expect([step, run.signal]).toEqual([step, 'SIGKILL']);
+        if (step > 1) expect(run.stderr).toContain(`[${step - 1}/${total}] had committed before the run stopped\n`);
+        // The statement committed; the journal does not say so yet.
+        expect(await journalRow(url)).toMatchObject({ steps_done: step - 1, running_step: step });
+      }
+      const last = await runSheaf(apply(url));
+      expect(last.code).toBe(0);
+      expect(last.stderr).toContain(`[${total}/${total}] had committed before the run stopped\n`);
+      expect(await journalRow(url)).toMatchObject({ state: 'done', steps_done: total, running_step: null });
+      return schemaOf(url);
+    }
+
+    /** Raises SIGINT at each boundary: the run stops there (exit 130) and the next one goes on; returns the end. */
+    async function interruptAtEveryBoundary(): Promise<Schema> {
+      const url = await journalDatabase();
+      const first = await runSheaf(apply(url), 'before-step:1:SIGINT');
+      expect(first.code).toBe(130);
+      expect(first.stderr).toMatch(
+        /sheaf migrate: interrupted: stopping after the statement that is running \(Ctrl-C again exits at once\)\nto resume: sheaf migrate --url <url> --all --apply\nto undo the finished steps: sheaf migrate --url <url> --abort\nsheaf: interrupted before the first step of migration #1 \(MIGRATION_INTERRUPTED\)\n$/,
+      );
+      for (let step = 1; step <= total; step++) {
+        const run = await runSheaf(apply(url), `after-step:${step}:SIGINT`);
+        expect([step, run.code]).toEqual([step, 130]);
+        const where =
+          step === total
+            ? 'after the last step of migration #1, before verifying'
+            : `after step ${step} of ${total} of migration #1`;
+        expect(run.stderr).toContain(`sheaf: interrupted ${where} (MIGRATION_INTERRUPTED)\n`);
+        expect(await journalRow(url)).toMatchObject({ state: 'running', steps_done: step, running_step: null });
+      }
+      const last = await runSheaf(apply(url));
+      expect(last.code).toBe(0);
+      expect(last.stdout).toMatch(/finished migration #1 in [\d.]+ s \(0 steps this run\)/);
+      return schemaOf(url);
+    }
+
+    it(
+      'a Ctrl-C from outside during a statement lets it finish, records it, and the rerun completes',
+      async () => {
+        const url = await journalDatabase();
+        const run = await runSheaf(apply(url), undefined, (child) => {
+          child.stderr?.on('data', (chunk: Buffer) => {
+            if (chunk.toString().includes(`[${drops + 2}/`)) child.kill('SIGINT');
+          });
+        });
+        expect(run.code).toBe(130);
+        const row = await journalRow(url);
+        expect(row.running_step).toBeNull();
+        expect(row.steps_done).toBeGreaterThanOrEqual(drops + 2);
+        expect(run.stderr).toContain(`sheaf: interrupted after step ${row.steps_done} of ${total} of migration #1`);
+        expect((await runSheaf(apply(url))).code).toBe(0);
+        expect(await schemaOf(url)).toEqual(reference);
+      },
+      cliTimeout,
+    );
+
+    it(
+      'while one is unfinished: --status says where it stands, another selection or a plan is refused and changes nothing',
+      async () => {
+        const url = await journalDatabase();
+        await runSheaf(apply(url), `after-step:${drops + 3}`);
+        const before = await schemaOf(url);
+        const row = await journalRow(url);
+
+        const status = await runSheaf(['migrate', '--url', url, '--status']);
+        expect(status.code).toBe(0);
+        expect(status.stdout).toMatch(
+          new RegExp(
+            `^migration #1 of database sheaf_j_\\w+ \\(--all\\): in progress: step 13 of 40 done\\n` +
+              '  last completed step: \\[13/40\\] \\w+: .* → bigint.*\\n' +
+              '  next step: \\[14/40\\] .*\\n' +
+              '  step 14 was running when the run stopped: the next run checks the catalog for whether it committed\\n' +
+              '  started 20\\d\\d-[\\d-]+T[\\d:.]+Z, last change 20\\d\\d-[\\d-]+T[\\d:.]+Z\\n' +
+              'to resume: sheaf migrate --url <url> --all --apply\\n' +
+              'to undo the finished steps: sheaf migrate --url <url> --abort\\n$',
+          ),
+        );
+        const json = JSON.parse((await runSheaf(['migrate', '--url', url, '--status', '--json'])).stdout);
+        expect(json).toMatchObject({
+          dialect: 'mysql',
+          state: 'running',
+          unfinished: true,
+          migration: { id: 1, selection: { all: true }, steps: 40, stepsDone: 13, runningStep: 14, finishedAt: null },
+          online: [],
+        });
+        const api = await withMysql(url, migrationStatus);
+        expect([api.unfinished, api.latest?.stepsDone, api.latest?.steps[13]?.sql]).toEqual([
+          true,
+          13,
+          expect.stringMatching(/^alter table /),
+        ]);
+
+        for (const args of [['--table', 'users', '--apply'], ['--all'], ['--all', '--out', '/nonexistent']]) {
+          const refused = await runSheaf(['migrate', '--url', url, ...args]);
+          expect([args, refused.code]).toEqual([args, 1]);
+          expect(refused.stderr).toMatch(
+            /^sheaf: migration #1 \(--all\) is unfinished in this database, 13 of 40 steps done, started .*Z; .*: nothing was changed; to resume: sheaf migrate --url <url> --all --apply; to undo the finished steps: sheaf migrate --url <url> --abort \(MIGRATION_UNFINISHED\)\n$/,
+          );
+        }
+        const different = await runSheaf(['migrate', '--url', url, '--table', 'users', '--apply']);
+        expect(different.stderr).toContain('you asked for --table users: nothing was changed');
+        expect(await schemaOf(url)).toEqual(before);
+        expect(await journalRow(url)).toEqual(row);
+      },
+      cliTimeout,
+    );
+
+    it(
+      '--abort at several boundaries (and killed or stopped while aborting) returns schema and data to the original',
+      async () => {
+        await Promise.all([abortAtBoundaries(), abortTwice()]);
+      },
+      cliTimeout,
+    );
+
+    /** Interrupts an apply at several boundaries, each aborted back to the original. */
+    async function abortAtBoundaries(): Promise<void> {
+      const url = await journalDatabase();
+      const boundaries = [
+        'before-step:1',
+        `after-step:${drops}:SIGINT`,
+        `after-step:${drops + 5}`,
+        `after-step:${total - triggers}:SIGINT`,
+        `after-step:${total}`,
+      ];
+      for (const [index, failpoint] of boundaries.entries()) {
+        const migration = index + 1;
+        const run = await runSheaf(apply(url), failpoint);
+        expect([failpoint, run.code ?? run.signal]).toEqual([
+          failpoint,
+          failpoint.endsWith('SIGINT') ? 130 : 'SIGKILL',
+        ]);
+        const aborted = await runSheaf(['migrate', '--url', url, '--abort']);
+        expect([failpoint, aborted.code]).toEqual([failpoint, 0]);
+        expect(aborted.stderr).toContain(`aborting migration #${migration} (--all, `);
+        expect(aborted.stdout).toMatch(
+          new RegExp(
+            `^aborted migration #${migration} in [\\d.]+ s: undid \\d+ steps; verified 12 tables: row counts and checksums as before its first step`,
+          ),
+        );
+        expect(withIndexesSorted(await schemaOf(url))).toEqual(withIndexesSorted(original));
+        expect(await journalRow(url)).toMatchObject({ id: migration, state: 'aborted', steps_done: 0 });
+      }
+      const nothing = await runSheaf(['migrate', '--url', url, '--abort']);
+      expect([nothing.code, nothing.stdout]).toEqual([
+        0,
+        'nothing to abort: no unfinished migration in this database\n',
+      ]);
+    }
+
+    /** Kills an abort between an inverse and its journal entry, then stops the next one with SIGINT. */
+    async function abortTwice(): Promise<void> {
+      const url = await journalDatabase();
+      await runSheaf(apply(url), `after-step:${total - 4}`);
+      const killed = await runSheaf(['migrate', '--url', url, '--abort'], `after-undo:${total - 10}`);
+      expect(killed.signal).toBe('SIGKILL');
+      expect(await journalRow(url)).toMatchObject({ state: 'aborting', running_step: total - 10 });
+      const stopped = await runSheaf(['migrate', '--url', url, '--abort'], `before-undo:${drops}:SIGINT`);
+      expect(stopped.code).toBe(130);
+      expect(stopped.stderr).toContain(`[${total - 10}/${total}] had been undone before the run stopped\n`);
+      expect(stopped.stderr).toContain('to finish undoing it: sheaf migrate --url <url> --abort\n');
+      const resumeRefused = await runSheaf(apply(url));
+      expect(resumeRefused.stderr).toMatch(
+        /it is being aborted: nothing was changed; to finish undoing it: sheaf migrate --url <url> --abort \(MIGRATION_UNFINISHED\)\n$/,
+      );
+      const status = await runSheaf(['migrate', '--url', url, '--status']);
+      expect(status.stdout).toContain(`(--all): being aborted: ${drops} of ${total} steps still to undo\n`);
+      expect((await runSheaf(['migrate', '--url', url, '--abort'])).code).toBe(0);
+      expect(withIndexesSorted(await schemaOf(url))).toEqual(withIndexesSorted(original));
+    }
+  },
+  { only: ['mariadb'] },
+);
+
+describeTargets(
+  'sheaf migrate --status and --abort on PostgreSQL',
+  (db) => {
+    it('--status says there is no journal; --abort is a usage error', async () => {
+      const url = db().url as string;
+      const status = await runSheaf(['migrate', '--url', url, '--status']);
+      expect([status.code, status.stdout]).toEqual([
+        0,
+        'no journal on PostgreSQL: --apply runs as one transaction, so it either committed or changed nothing\n' +
+          'online migrations: none recorded\n',
+      ]);
+      const json = JSON.parse((await runSheaf(['migrate', '--url', url, '--status', '--json'])).stdout);
+      expect(json).toEqual({ dialect: 'postgres', state: 'none', unfinished: false, migration: null, online: [] });
+      const abort = await runSheaf(['migrate', '--url', url, '--abort']);
+      expect(abort.code).toBe(2);
+      expect(abort.stderr).toMatch(/^sheaf migrate: --abort is MySQL\/MariaDB only/);
+      const mixed = await runSheaf(['migrate', '--url', url, '--status', '--all']);
+      expect([mixed.code, mixed.stderr]).toEqual([
+        2,
+        expect.stringContaining('--status takes no other flag but --url and --json (got --all)'),
+      ]);
+    });
+  },
+  { only: ['postgres'] },
+);
