@@ -194,7 +194,7 @@ describeTargets(
         expect((await sheaf(['uninstall', '--url', url])).code).toBe(0);
         await refusal(
           ['--all'],
-          /^sheaf: sheaf is not installed in this database; run sheaf install first \(NOT_INSTALLED\)$/m,
+          /^sheaf: sheaf is not installed in database \w+ \(function sheaf\.next_id\(\) does not exist\); run `sheaf install` \(NOT_INSTALLED\)$/m,
         );
       },
       timeout,
