@@ -1,4 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
+import { settleUnfinished } from '../../docs/guides/examples/migrate/settle-unfinished.js';
 import { migrationStatus } from '../../packages/migrate/src/index.js';
 import { describeTargets } from '../support/database.js';
 import {
@@ -134,7 +135,7 @@ describeTargets(
     }
 
     it(
-      'a Ctrl-C from outside during a statement lets it finish, records it, and the rerun completes',
+      'a Ctrl-C from outside during a statement lets it finish and records it; resumeMigration (the docs example) completes it',
       async () => {
         const url = await journalDatabase();
         const run = await runSheaf(apply(url), undefined, (child) => {
@@ -147,8 +148,15 @@ describeTargets(
         expect(row.running_step).toBeNull();
         expect(row.steps_done).toBeGreaterThanOrEqual(drops + 2);
         expect(run.stderr).toContain(`sheaf: interrupted after step ${row.steps_done} of ${total} of migration #1`);
-        expect((await runSheaf(apply(url))).code).toBe(0);
+        const lines: string[] = [];
+        const settled = await withMysql(url, (sql) => settleUnfinished(sql, 'resume', (text) => lines.push(text)));
+        expect(settled).toBe('resumed');
+        expect(lines[0]).toBe(`migration #1: ${row.steps_done} of ${total} steps done (running)\n`);
+        expect(lines.at(-1)).toBe('fingerprinting 12 tables after the migration\n');
         expect(await schemaOf(url)).toEqual(reference);
+        expect(await withMysql(url, (sql) => settleUnfinished(sql, 'resume', () => undefined))).toBe(
+          'nothing unfinished',
+        );
       },
       cliTimeout,
     );
@@ -200,6 +208,9 @@ describeTargets(
         expect(different.stderr).toContain('you asked for --table users: nothing was changed');
         expect(await schemaOf(url)).toEqual(before);
         expect(await journalRow(url)).toEqual(row);
+        // From code, as the docs example does before a deploy plans anything.
+        expect(await withMysql(url, (sql) => settleUnfinished(sql, 'abort', () => undefined))).toBe('aborted');
+        expect(withIndexesSorted(await schemaOf(url))).toEqual(withIndexesSorted(original));
       },
       cliTimeout,
     );
