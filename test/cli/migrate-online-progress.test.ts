@@ -23,7 +23,8 @@ describeTargets(
       let running = true;
       const inserting = (async () => {
         for (let id = 1001; running && id < 3999; id += 2) {
-          await writer?.query('insert into events values ($1, 0)', [id]);
+          // A column list: the swap moves the id column last.
+          await writer?.query('insert into events (id, v) values ($1, 0)', [id]);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       })();
