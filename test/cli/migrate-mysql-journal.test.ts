@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { settleUnfinished } from '../../docs/guides/examples/migrate/settle-unfinished.js';
-import { migrationStatus } from '../../packages/migrate/src/index.js';
+import { migrationStatus, resumeMigration } from '../../packages/migrate/src/index.js';
 import { describeTargets } from '../support/database.js';
 import {
   journalDatabase,
@@ -60,6 +60,8 @@ describeTargets(
       'the bug is gone: killed after dropping the foreign keys, a rerun resumes and every key is back',
       async () => {
         const url = await journalDatabase();
+        const none = await runSheaf(['migrate', '--url', url, '--status']);
+        expect(none.stdout).toMatch(/^no migration journaled in database sheaf_j_\w+\n$/);
         const killed = await runSheaf(apply(url), `after-step:${drops}`);
         expect(killed.signal).toBe('SIGKILL');
         expect((await schemaOf(url)).foreignKeys).toEqual([]);
@@ -75,6 +77,29 @@ describeTargets(
         const again = await runSheaf(apply(url));
         expect([again.code, again.stderr]).toEqual([0, '']);
         expect(again.stdout).toMatch(/^Nothing to migrate\.\n/);
+      },
+      cliTimeout,
+    );
+
+    it(
+      'a step that fails (an orphan row written meanwhile) stops the run with its error; once fixed, the rerun goes on',
+      async () => {
+        const url = await journalDatabase();
+        await runSheaf(apply(url), `after-step:${drops}:SIGINT`);
+        // With the foreign keys dropped, nothing stops a comment on a task that does not exist.
+        const orphan = "insert into comments (id, task_id, author_id, body) values (13, 99999, 1, 'orphan')";
+        await withMysql(url, (sql) => sql.query(orphan));
+        const failed = await runSheaf(apply(url));
+        expect(failed.code).toBe(1);
+        expect(failed.stderr).toMatch(/\[\d+\/40\] comments: .*\nsheaf: .*a foreign key constraint fails.*\n$/s);
+        const status = await runSheaf(['migrate', '--url', url, '--status', '--json']);
+        const { migration } = JSON.parse(status.stdout);
+        expect(migration.note).toMatch(/^step \d+ failed: .*foreign key constraint fails/);
+        expect(migration.runningStep).toBe(migration.stepsDone + 1);
+        await withMysql(url, (sql) => sql.query('delete from comments where id = 13'));
+        const rerun = await runSheaf(apply(url));
+        expect(rerun.code).toBe(0);
+        expect(await schemaOf(url)).toEqual(reference);
       },
       cliTimeout,
     );
@@ -208,6 +233,17 @@ describeTargets(
         expect(different.stderr).toContain('you asked for --table users: nothing was changed');
         expect(await schemaOf(url)).toEqual(before);
         expect(await journalRow(url)).toEqual(row);
+        // Another session holding the migration lock: a run waits for it, then gives up.
+        const held = await withMysql(url, async (other) => {
+          await other.query("select get_lock(concat('sheaf_migrate:', database()), 0)");
+          return withMysql(url, (sql) => resumeMigration(sql, { lockWaitSeconds: 0 }).catch((error: unknown) => error));
+        });
+        expect(held).toMatchObject({
+          code: 'MIGRATION_UNFINISHED',
+          message: expect.stringMatching(
+            /^sheaf: another session holds the migration lock of database sheaf_j_\w+ \(waited 0 s\)/,
+          ),
+        });
         // From code, as the docs example does before a deploy plans anything.
         expect(await withMysql(url, (sql) => settleUnfinished(sql, 'abort', () => undefined))).toBe('aborted');
         expect(withIndexesSorted(await schemaOf(url))).toEqual(withIndexesSorted(original));
@@ -285,7 +321,7 @@ describeTargets(
 describeTargets(
   'sheaf migrate --status and --abort on PostgreSQL',
   (db) => {
-    it('--status says there is no journal; --abort is a usage error', async () => {
+    it('--status says there is no journal, --abort is a usage error, an interrupted --apply rolls back', async () => {
       const url = db().url as string;
       const status = await runSheaf(['migrate', '--url', url, '--status']);
       expect([status.code, status.stdout]).toEqual([
@@ -298,6 +334,24 @@ describeTargets(
       const abort = await runSheaf(['migrate', '--url', url, '--abort']);
       expect(abort.code).toBe(2);
       expect(abort.stderr).toMatch(/^sheaf migrate: --abort is MySQL\/MariaDB only/);
+      // --apply is one transaction here: stopped or killed anywhere, it leaves nothing changed.
+      await runSheaf(['install', '--url', url]);
+      const executor = db().executor;
+      await executor.query('create table parents (id serial primary key)');
+      await executor.query('create table children (id serial primary key, parent_id int references parents (id))');
+      const applyBoth = ['migrate', '--url', url, '--table', 'parents', '--table', 'children', '--apply'];
+      const stopped = await runSheaf(applyBoth, 'after-step:2:SIGINT');
+      expect([stopped.code, stopped.stderr]).toEqual([
+        130,
+        expect.stringMatching(
+          /nothing was changed\nsheaf: interrupted before step 3 of \d+: rolled back \(MIGRATION_INTERRUPTED\)\n$/,
+        ),
+      ]);
+      expect((await runSheaf(applyBoth, 'after-step:3')).signal).toBe('SIGKILL');
+      const types = await executor.query<{ type: string }>(
+        "select data_type as type from information_schema.columns where column_name in ('id', 'parent_id') and table_name in ('parents', 'children') order by 1",
+      );
+      expect(types.map((row) => row.type)).toEqual(['integer', 'integer', 'integer']);
       const mixed = await runSheaf(['migrate', '--url', url, '--status', '--all']);
       expect([mixed.code, mixed.stderr]).toEqual([
         2,
