@@ -352,6 +352,11 @@ describeTargets(
         "select data_type as type from information_schema.columns where column_name in ('id', 'parent_id') and table_name in ('parents', 'children') order by 1",
       );
       expect(types.map((row) => row.type)).toEqual(['integer', 'integer', 'integer']);
+      const typo = await runSheaf(['migrate', '--url', url, '--all'], 'after-step:x');
+      expect([typo.code, typo.stderr]).toEqual([
+        2,
+        expect.stringContaining('SHEAF_MIGRATE_FAILPOINT must be <before-step|'),
+      ]);
       const mixed = await runSheaf(['migrate', '--url', url, '--status', '--all']);
       expect([mixed.code, mixed.stderr]).toEqual([
         2,

@@ -4,6 +4,7 @@ import { type Args, flag, text, texts } from '../args.js';
 import { defineCommand } from '../command.js';
 import { targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
 import type { Io } from '../io.js';
+import { failpointOf } from '../migrate/failpoint.js';
 import { runAbort, runStatus } from '../migrate/journal-commands.js';
 import { UsageError } from '../usage-error.js';
 import { type MigrateOptions, runMigrate } from './run-migrate.js';
@@ -54,6 +55,8 @@ See docs/migrating-existing-tables.md.
   },
   async run(args, io) {
     const target = targetOf(args, io);
+    // A malformed fail point is refused before connecting, whatever the run would have done.
+    failpointOf(io.env);
     const journal = journalCommand(args, target.dialect);
     if (journal) return withConnection(target, { create: false }, (executor) => journal(executor, io));
     const options = migrateOptions(args);
