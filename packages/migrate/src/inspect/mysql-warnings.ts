@@ -149,7 +149,7 @@ function lastInsertId(tables: readonly TableToMigrate[]): MigrationWarning[] {
   const manual = tables.filter((t) => t.generator.kind !== 'auto_increment');
   const zero =
     manual.length > 0
-      ? `; ${list(manual)} ${manual.length > 1 ? 'have' : 'has'} no AUTO_INCREMENT, so their insertId is 0 as well`
+      ? `; ${list(manual)} ${manual.length > 1 ? 'have no AUTO_INCREMENT, so their' : 'has no AUTO_INCREMENT, so its'} insertId is 0 as well`
       : '';
   return [
     {
