@@ -42,6 +42,23 @@ export async function journalDatabase(): Promise<string> {
   return url;
 }
 
+/** `sheaf migrate --all --apply` on the database behind `url`. */
+export const apply = (url: string): string[] => ['migrate', '--url', url, '--all', '--apply'];
+
+/**
+ * How many steps the `--all` plan has (changing nothing): in all, dropping foreign keys (they come
+ * first) and creating sheaf's triggers (they come last).
+ */
+export async function planShape(url: string): Promise<{ total: number; drops: number; triggers: number }> {
+  const run = await runSheaf(['migrate', '--url', url, '--all', '--json']);
+  const steps = (JSON.parse(run.stdout) as { steps: { effect: { kind: string; present?: boolean }[] }[] }).steps;
+  return {
+    total: steps.length,
+    drops: steps.filter((step) => step.effect[0]?.kind === 'foreign keys' && !step.effect[0].present).length,
+    triggers: steps.filter((step) => step.effect[0]?.kind === 'trigger').length,
+  };
+}
+
 /** What a `sheaf` process did: its exit code, or the signal that ended it. */
 export interface Run {
   readonly code: number | null;
