@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { settleUnfinished } from '../../docs/guides/examples/migrate/settle-unfinished.js';
-import { migrationStatus, resumeMigration } from '../../packages/migrate/src/index.js';
+import { applyMigration, inspect, migrationStatus, plan, resumeMigration } from '../../packages/migrate/src/index.js';
 import { describeTargets } from '../support/database.js';
 import {
   apply,
@@ -52,6 +52,8 @@ describeTargets(
         const url = await journalDatabase();
         const none = await runSheaf(['migrate', '--url', url, '--status']);
         expect(none.stdout).toMatch(/^no migration journaled in database sheaf_j_\w+\n$/);
+        // The plan as a second deploy would have made it at the same moment.
+        const stale = await withMysql(url, async (sql) => plan(await inspect(sql, { all: true })));
         const killed = await runSheaf(apply(url), `after-step:${drops}`);
         expect(killed.signal).toBe('SIGKILL');
         expect((await schemaOf(url)).foreignKeys).toEqual([]);
@@ -67,6 +69,15 @@ describeTargets(
         const again = await runSheaf(apply(url));
         expect([again.code, again.stderr]).toEqual([0, '']);
         expect(again.stdout).toMatch(/^Nothing to migrate\.\n/);
+        // That stale plan, applied now, would drop the keys again: refused, nothing changed.
+        const late = await withMysql(url, (sql) => applyMigration(sql, stale, { tables: [] }).catch((error) => error));
+        expect(late).toMatchObject({
+          code: 'INVALID_ARGUMENT',
+          message: expect.stringMatching(
+            /^sheaf: the schema already shows what step 12 of this plan does \(\w+: id .* → bigint/,
+          ),
+        });
+        expect(await schemaOf(url)).toEqual(reference);
       },
       cliTimeout,
     );

@@ -45,14 +45,7 @@ export function runJournaled(
       }
       throw unfinished(pending, 'finish it first');
     }
-    if (pending?.state === 'done' && pending.checksum === planChecksum(migration.steps)) {
-      // Two runs planned from the same schema, one after the other: the second plan is stale.
-      throw new SheafError(
-        'INVALID_ARGUMENT',
-        `migration #${pending.id} applied this very plan already (finished ${pending.finishedAt}): plan again from the schema as it is now`,
-        { details: { migration: pending.id } },
-      );
-    }
+    await refuseStale(session, migration);
     options.progress(`fingerprinting ${plan.tables.length} tables before the migration\n`);
     const before = await options.fingerprint(session, plan.tables);
     stopIfInterrupted(options.signal, 'before the first step: nothing was changed', { stepsDone: 0 });
@@ -122,6 +115,26 @@ async function forward(session: SqlExecutor, record: MigrationRecord, options: S
   const after = await verifyAgainst(session, record, options, 'migration');
   await updateRecord(session, record.id, { state: 'done', finished: true });
   return { before: record.before, after, migration: record.id, resumedAt };
+}
+
+/**
+ * Refuses a plan whose effects the schema already shows (INVALID_ARGUMENT): one made before another
+ * run applied it, say by two deploys at once, would drop foreign keys the other had put back and
+ * stop at its triggers. A fresh plan's effects are all false at the start, but for re-added keys,
+ * which exist until the plan drops them.
+ */
+async function refuseStale(session: SqlExecutor, migration: Migration): Promise<void> {
+  for (const [index, step] of migration.steps.entries()) {
+    const effect = step.effect ?? [];
+    const expectedFalse = effect.some((fact) => !(fact.kind === 'foreign keys' && fact.present));
+    if (!expectedFalse || !(await factsHold(session, effect))) continue;
+    throw new SheafError(
+      'INVALID_ARGUMENT',
+      `the schema already shows what step ${index + 1} of this plan does (${oneLine(step.describe)}): ` +
+        'the plan is older than the schema; plan again',
+      { details: { step: index + 1 } },
+    );
+  }
 }
 
 /**
