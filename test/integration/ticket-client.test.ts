@@ -100,10 +100,11 @@ describeTargets('TicketClient', (db, target) => {
     expect(down).toMatchObject({ index: 1, up: false });
     expect(down!.failures).toBeGreaterThanOrEqual(1);
     // Only the first server is left: a client without it has nowhere to go. On MariaDB the dropped
-    // database's connections live on and say sheaf_next_ticket does not exist: to a client that was
-    // never served there, a server without sheaf (NOT_INSTALLED, a mistake like UNKNOWN_TICKET).
+    // database's connections live on and say sheaf_ticket_series (read before the first ticket) does
+    // not exist: to a client that was never served there, a server without sheaf (NOT_INSTALLED, a
+    // mistake like UNKNOWN_TICKET).
     const stranded = new TicketClient([second.executor], { name: 'orders', retry });
-    if (target === 'mariadb') await expectSheafRejection(stranded.next(), 'NOT_INSTALLED', 'sheaf_next_ticket');
+    if (target === 'mariadb') await expectSheafRejection(stranded.next(), 'NOT_INSTALLED', 'sheaf_ticket_series');
     else await expectSheafRejection(stranded.next(), 'TICKETS_UNAVAILABLE', 'all 1 ticket servers are down');
   });
 
@@ -121,8 +122,12 @@ describeTargets('TicketClient', (db, target) => {
       };
       return server;
     };
+    // Two databases: the client refuses one ticket server twice (both would hand out 1, 3, …).
+    const other = await secondServer(target);
+    await install(other.executor);
+    await createTicket(other.executor, 'orders', 2, 2);
     const a = switchable(db().executor);
-    const b = switchable(db().executor);
+    const b = switchable(other.executor);
     const tickets = new TicketClient([a.executor, b.executor], {
       name: 'orders',
       retry: { minMs: 60_000, maxMs: 60_000 },
@@ -135,6 +140,8 @@ describeTargets('TicketClient', (db, target) => {
     // b is due and fails; a is back but would not be due for a minute.
     await expect(tickets.next()).resolves.toBeTypeOf('bigint');
     expect(tickets.servers().map((server) => server.up)).toEqual([true, false]);
+    await other.takeDown();
+    await other.close();
   });
 
   it('passes a coded database error through instead of failing over', async () => {

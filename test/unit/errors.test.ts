@@ -134,6 +134,7 @@ describe('sheafErrorCodes', () => {
         'CLOCK_BEHIND_WORKER',
         'SEGMENT_UNAVAILABLE',
         'TICKETS_UNAVAILABLE',
+        'TICKETS_OVERLAP',
         'BATCH_UNAVAILABLE',
         'GENERATOR_CLOSED',
         'UNSUPPORTED_DIALECT',

@@ -1,10 +1,10 @@
+import { type TicketSeries, ticketOverlap } from '@sheaf/core';
 import { describe, expect, it } from 'vitest';
-import { type TicketServer, ticketOverlap } from '../../packages/cli/src/doctor/ticket-overlap.js';
 import { expectSheafError } from '../support/expect-sheaf-error.js';
 import { seededRandom } from '../support/random.js';
 
 /** The first value both servers hand out, found by stepping the one behind; undefined past `limit`. */
-function bruteForce(a: TicketServer, b: TicketServer, limit: bigint): bigint | undefined {
+function bruteForce(a: TicketSeries, b: TicketSeries, limit: bigint): bigint | undefined {
   let [x, y] = [BigInt(a.offset), BigInt(b.offset)];
   while (x !== y) {
     if (x > limit || y > limit) return undefined;

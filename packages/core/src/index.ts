@@ -12,6 +12,7 @@ export {
   BatchedDbIds,
   type BatchedDbIdsOptions,
 } from './generators/batched-db-ids.js';
+export { type ClassicTicketsOptions, classicTickets } from './generators/classic-tickets.js';
 export { type Clock, systemClock } from './generators/clock.js';
 export type { IdKind, IdOf } from './generators/id-kind.js';
 export type { RetryOptions } from './generators/options.js';
@@ -30,6 +31,8 @@ export {
   type TicketClientOptions,
   type TicketServerStatus,
 } from './generators/ticket-client.js';
+export { type TicketOverlap, type TicketSeries, ticketOverlap } from './generators/ticket-overlap.js';
+export type { TicketSource } from './generators/ticket-source.js';
 export { auditGrants, type GrantFinding } from './grants/audit.js';
 export { type GrantOptions, type GrantResult, grant } from './grants/grant.js';
 export { type MysqlAccount, mysqlAccount, mysqlAppGrants } from './grants/mysql.js';

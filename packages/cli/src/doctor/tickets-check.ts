@@ -1,9 +1,9 @@
+import { type TicketOverlap, type TicketSeries, ticketOverlap } from '@sheaf/core';
 import { type Check, check } from './check.js';
 import { type Member, readingOf } from './fleet.js';
 import { grouped, listed } from './format.js';
-import { type TicketOverlap, type TicketServer, ticketOverlap } from './ticket-overlap.js';
 
-interface Server extends TicketServer {
+interface Server extends TicketSeries {
   readonly database: string;
 }
 

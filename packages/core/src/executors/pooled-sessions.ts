@@ -6,6 +6,18 @@ export interface PooledConnection {
   destroy(): void;
 }
 
+/** Executors made by {@link withPooledSessions}. */
+const pooled = new WeakSet<SqlExecutor>();
+
+/**
+ * Whether no other caller can use the connection of one of `executor`'s sessions while it lasts:
+ * true for the MySQL drivers' pools; false for a single connection, where every session is that
+ * connection and the driver interleaves the statements of concurrent callers on it.
+ */
+export function hasOwnSessions(executor: SqlExecutor): boolean {
+  return pooled.has(executor);
+}
+
 /**
  * `pool`'s executor with sessions of their own: each `session` takes a connection, gives it back
  * when the session succeeds and destroys it when it fails.
@@ -15,7 +27,7 @@ export function withPooledSessions<C extends PooledConnection>(
   getConnection: () => Promise<C>,
   onConnection: (connection: C) => SqlExecutor,
 ): SqlExecutor {
-  return {
+  const executor: SqlExecutor = {
     ...pool,
     async session(fn) {
       const connection = await getConnection();
@@ -30,4 +42,6 @@ export function withPooledSessions<C extends PooledConnection>(
       }
     },
   };
+  pooled.add(executor);
+  return executor;
 }

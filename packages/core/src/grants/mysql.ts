@@ -20,6 +20,7 @@ const appRoutines = [
   ['function', 'sheaf_id_ceiling'],
   ['function', 'sheaf_encode_id'],
   ['function', 'sheaf_next_ticket'],
+  ['procedure', 'sheaf_ticket_series'],
   ['procedure', 'sheaf_alloc_segment'],
   ['procedure', 'sheaf_lease_worker'],
   ['procedure', 'sheaf_lease_worker_id'],
@@ -129,9 +130,13 @@ export const mysqlRoutineGrantsQuery = `select user as user, host as host, routi
 /**
  * Routines added after one an application may execute, which give it nothing that one does not:
  * an account whose EXECUTE on the first is restored gets the second too (SQL version 6 replaced
- * sheaf_lease_worker and added sheaf_lease_worker_id, a lease of one named free id).
+ * sheaf_lease_worker and added sheaf_lease_worker_id, a lease of one named free id; version 7 added
+ * sheaf_ticket_series, which reads the step and offset of a ticket one may take).
  */
-const impliedRoutines: Readonly<Record<string, string>> = { sheaf_lease_worker: 'procedure sheaf_lease_worker_id' };
+const impliedRoutines: Readonly<Record<string, string>> = {
+  sheaf_lease_worker: 'procedure sheaf_lease_worker_id',
+  sheaf_next_ticket: 'procedure sheaf_ticket_series',
+};
 
 /** The GRANTs that restore rows of {@link mysqlRoutineGrantsQuery} in the current database. */
 export function mysqlRegrants(rows: readonly Record<string, unknown>[]): string[] {

@@ -21,6 +21,7 @@ export const postgresAppFunctions: readonly string[] = [
   'sheaf.id_floor(timestamptz)',
   'sheaf.id_ceiling(timestamptz)',
   'sheaf.next_ticket(text)',
+  'sheaf.ticket_series(text)',
   'sheaf.alloc_segment(text, integer)',
   'sheaf.lease_worker(text, integer, integer)',
   'sheaf.lease_worker_id(text, integer, integer)',

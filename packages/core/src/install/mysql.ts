@@ -47,6 +47,8 @@ const routines = [
   ['procedure', 'sheaf__check_lease_args'],
   ['procedure', 'sheaf__take_worker'],
   ['procedure', 'sheaf_lease_worker_id'],
+  // 0007
+  ['procedure', 'sheaf_ticket_series'],
 ] as const;
 const tables = [
   'sheaf_settings',

@@ -1,12 +1,22 @@
-import { SheafError } from '@sheaf/core';
+import { SheafError } from '../errors.js';
 
-/** A ticket server: it hands out `offset + k·step` for k = 0, 1, 2, … */
-export interface TicketServer {
+/**
+ * What one ticket server hands out: `offset + k·step` for k = 0, 1, 2, …
+ *
+ * @example
+ * const odd: TicketSeries = { step: 2, offset: 1 }; // 1, 3, 5, …
+ */
+export interface TicketSeries {
   readonly step: number;
   readonly offset: number;
 }
 
-/** Where two ticket servers meet: `first`, then every `every` after it. */
+/**
+ * Where two ticket servers meet: `first`, then every `every` after it.
+ *
+ * @example
+ * const meeting: TicketOverlap = { first: 9n, every: 12n };
+ */
 export interface TicketOverlap {
   readonly first: bigint;
   readonly every: bigint;
@@ -21,7 +31,7 @@ export interface TicketOverlap {
  * ticketOverlap({ step: 4, offset: 1 }, { step: 6, offset: 3 }); // { first: 9n, every: 12n }
  * ticketOverlap({ step: 2, offset: 1 }, { step: 2, offset: 2 }); // undefined
  */
-export function ticketOverlap(a: TicketServer, b: TicketServer): TicketOverlap | undefined {
+export function ticketOverlap(a: TicketSeries, b: TicketSeries): TicketOverlap | undefined {
   const [m, x] = checked(a);
   const [n, y] = checked(b);
   const g = gcd(m, n);
@@ -35,7 +45,7 @@ export function ticketOverlap(a: TicketServer, b: TicketServer): TicketOverlap |
   return { first, every };
 }
 
-function checked(server: TicketServer): [bigint, bigint] {
+function checked(server: TicketSeries): [bigint, bigint] {
   const { step, offset } = server;
   if (!Number.isSafeInteger(step) || step < 1 || !Number.isSafeInteger(offset) || offset < 0) {
     throw new SheafError('INVALID_ARGUMENT', `ticket step ${step} and offset ${offset} must be integers, step ≥ 1`, {
