@@ -1,4 +1,5 @@
 import { classicTickets, install, TicketClient } from '@sheaf/core';
+import mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -37,6 +38,13 @@ const keep = <S extends { close(passed: boolean): Promise<void> }>(server: S): S
   opened.push(server);
   return server;
 };
+
+/** `host`, `port` or `user` of a mysql:// URL, as the mariadb driver's options take them. */
+function urlPart(url: string, key: string): string | number {
+  const parsed = new URL(url);
+  if (key === 'port') return Number(parsed.port || 3306);
+  return key === 'host' ? parsed.hostname : decodeURIComponent(parsed.username);
+}
 
 /** What a run under load saw, for the assertions and the log line. */
 function summary(calls: readonly Call[], outage: { lockedAt: number; unlockedAt: number }) {
@@ -154,6 +162,31 @@ describe.skipIf(noMariadb)('classic Tickets64 on MariaDB', () => {
       'TICKETS_OVERLAP',
       "sheaf ticket 'clash', step 4, offset 3) both hand out 3, then every 4",
     );
+  });
+
+  it('reads the same tables through pools of the mariadb driver, its settings from initSql', async () => {
+    const odd = keep(await mariadbClassic(2, 1));
+    const even = keep(await mariadbClassic(2, 2));
+    for (const server of [odd, even]) await server.admin(flickrTable('Tickets64', 'InnoDB'));
+    const pools = [odd, even].map((server, i) =>
+      mariadb.createPool({
+        ...Object.fromEntries(['host', 'port', 'user'].map((key) => [key, urlPart(server.url, key)])),
+        database: server.name,
+        connectionLimit: 4,
+        initSql: `set session auto_increment_increment = 2, auto_increment_offset = ${i + 1}`,
+      }),
+    );
+    try {
+      const tickets = new TicketClient(
+        pools.map((pool) => classicTickets(pool)),
+        { name: 'Tickets64', ids: 'number' },
+      );
+      const ids = await Promise.all(Array.from({ length: 100 }, () => tickets.next()));
+      expect(new Set(ids).size).toBe(100);
+      expect(new Set(ids.map((id) => id % 2))).toEqual(new Set([0, 1]));
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
   });
 
   it('takes turns on a single connection, and refuses a ticket off the series it checked', async () => {
