@@ -1,7 +1,8 @@
 -- sheaf 0010: sheaf.ticket_series(name), the step and offset of a ticket on this server. TicketClient
 -- reads it to check, before its first ticket, that no two of its servers hand out one value (also
 -- beside Flickr-classic servers, whose series it reads from their sequence). Security definer like
--- next_ticket: an application role needs no right on sheaf.tickets.
+-- next_ticket: an application role needs no right on sheaf.tickets. install() grants it to the
+-- application roles (every role with usage on schema sheaf) as it grants all their functions.
 -- Needs: 0001-0009 (0002: sheaf._fail, 0004: sheaf.tickets). PostgreSQL 13+ (or PGlite).
 
 create function sheaf.ticket_series(name text, out step integer, out "offset" integer)
@@ -20,21 +21,3 @@ $$;
 -- sheaf:break
 
 revoke all on function sheaf.ticket_series(text) from public;
--- sheaf:break
-
--- A role that takes tickets may read their series: roles granted before this version get it here,
--- later ones from `sheaf grant`.
-do $$
-declare
-  grantee regrole;
-begin
-  for grantee in
-    select distinct a.grantee::regrole
-    from pg_proc p, aclexplode(p.proacl) a
-    where p.oid = 'sheaf.next_ticket(text)'::regprocedure and a.privilege_type = 'EXECUTE'
-      and a.grantee <> 0 and a.grantee <> p.proowner
-  loop
-    execute format('grant execute on function sheaf.ticket_series(text) to %s', grantee);
-  end loop;
-end
-$$;
