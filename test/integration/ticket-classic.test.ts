@@ -130,7 +130,7 @@ describe.skipIf(noMariadb)('classic Tickets64 on MariaDB', () => {
       'TICKETS_OVERLAP',
       `server 2 (${b.name} on `,
       'auto_increment_increment 1',
-      'hands out every value (step 1), so it meets each of the other 1 server',
+      'hands out every value (step 1), so it meets the other server: give each of the 2 servers the same step of at least 2',
     );
     // One server alone may hand out every value.
     const alone = new TicketClient([classicTickets(b.pool)], { name: 'Tickets64', ids: 'number' });

@@ -22,9 +22,9 @@ export function refusalOf(
   if (count > 1 && candidate.step === 1) {
     return new SheafError(
       'TICKETS_OVERLAP',
-      `ticket '${name}': ${side(candidate)} hands out every value (step 1), so it meets each of the other ` +
-        `${count - 1} server${count > 2 ? 's' : ''}: give each of the ${count} servers the same step of at least ` +
-        `${count} and an offset of its own`,
+      `ticket '${name}': ${side(candidate)} hands out every value (step 1), so it meets ` +
+        `${count > 2 ? `each of the other ${count - 1} servers` : 'the other server'}: give each of the ${count} ` +
+        `servers the same step of at least ${count} and an offset of its own`,
       { details: { name, servers: [detailsOf(candidate)], count } },
     );
   }
