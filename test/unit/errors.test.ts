@@ -124,6 +124,7 @@ describe('sheafErrorCodes', () => {
         'UNKNOWN_SEGMENT',
         'NAME_TAKEN',
         'SEGMENT_EXHAUSTED',
+        'SEGMENT_CLASS_MISMATCH',
         'INSTALL_CONFLICT',
         'NOT_INSTALLED',
         'IN_USE',

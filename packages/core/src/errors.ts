@@ -20,6 +20,7 @@ export const sheafErrorCodes = Object.freeze([
   'UNKNOWN_SEGMENT',
   'NAME_TAKEN',
   'SEGMENT_EXHAUSTED',
+  'SEGMENT_CLASS_MISMATCH',
   'INSTALL_CONFLICT',
   'NOT_INSTALLED',
   'IN_USE',

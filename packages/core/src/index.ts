@@ -15,12 +15,14 @@ export {
 export { type ClassicTicketsOptions, classicTickets } from './generators/classic-tickets.js';
 export { type Clock, systemClock } from './generators/clock.js';
 export type { IdKind, IdOf } from './generators/id-kind.js';
+export { type LeafAllocOptions, type LeafAllocSource, leafAllocSource } from './generators/leaf-alloc-source.js';
 export type { RetryOptions } from './generators/options.js';
 export {
   SegmentGenerator,
   type SegmentGeneratorOptions,
   type SegmentStats,
 } from './generators/segment-generator.js';
+export type { SegmentDatabaseStatus } from './generators/segment-source.js';
 export {
   SnowflakeGenerator,
   type SnowflakeGeneratorOptions,

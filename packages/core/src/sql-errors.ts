@@ -24,6 +24,7 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH015: 'SHARD_NOT_OWNED',
   SH016: 'SHARD_TAKEN',
   SH017: 'REGISTRY_ELSEWHERE',
+  SH018: 'SEGMENT_CLASS_MISMATCH',
   SH020: 'SEQUENCE_OUT_OF_RANGE',
 });
 

@@ -11,10 +11,17 @@ const segmentSql: DialectSql<{ readonly alloc: string }> = {
   mysql: { alloc: 'call sheaf_alloc_segment(?, ?)' },
 };
 
-/** A range allocated in the database: ids first … first + size − 1. */
+/**
+ * Ids allocated in a database: first, first + stride, …, first + (size − 1) × stride. The stride is 1
+ * for a segment of one database and the number of databases for one of several (each its own
+ * residue class).
+ */
 export interface Segment {
   readonly first: bigint;
   readonly size: number;
+  readonly stride: number;
+  /** The step the allocation took, when it is not `size` (a Leaf table's segment skips its ends). */
+  readonly step?: number;
 }
 
 /** Allocates segments of one biz_tag; UNSUPPORTED_DIALECT at construction when there is no SQL. */
@@ -40,6 +47,6 @@ export class SegmentAllocator {
     const first = int8(row.first_id, 'first_id');
     const last = int8(row.last_id, 'last_id');
     asKind(last, this.kind, `segment '${this.bizTag}'`);
-    return { first, size: Number(last - first + 1n) };
+    return { first, size: Number(last - first + 1n), stride: 1 };
   }
 }

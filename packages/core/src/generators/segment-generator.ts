@@ -1,10 +1,11 @@
 import { SheafError } from '../errors.js';
-import { type Database, executorOf } from '../executors/executor-of.js';
+import type { Database } from '../executors/executor-of.js';
 import { detailValue, formatArgument } from '../format.js';
 import { BurnRate } from './burn-rate.js';
 import type { Clock } from './clock.js';
 import { nextStep } from './dynamic-step.js';
 import { type IdKind, type IdOf, idKind } from './id-kind.js';
+import type { LeafAllocSource } from './leaf-alloc-source.js';
 import { messageOf } from './message-of.js';
 import {
   booleanOption,
@@ -16,7 +17,9 @@ import {
   retryOptions,
 } from './options.js';
 import { Refill } from './refill.js';
-import { type Segment, SegmentAllocator } from './segment-alloc.js';
+import type { Segment } from './segment-alloc.js';
+import type { SegmentDatabaseStatus, SegmentSource } from './segment-source.js';
+import { segmentSourceOf } from './segment-source-of.js';
 
 /** Leaf's ceiling on the dynamic step. */
 const defaultMaxStep = 1_000_000;
@@ -28,7 +31,10 @@ const defaultMaxStep = 1_000_000;
  * const options: SegmentGeneratorOptions = { bizTag: 'orders', maxStep: 500_000, waitTimeoutMs: 2000 };
  */
 export interface SegmentGeneratorOptions<K extends IdKind = 'number'> {
-  /** The row of `sheaf.segments` to allocate from (create it with `sheaf.create_segment`; MySQL: `sheaf_create_segment`). */
+  /**
+   * The row of `sheaf.segments` to allocate from (create it with `sheaf.create_segment`; MySQL:
+   * `sheaf_create_segment`; over several databases `create_segment_class`), or of a Leaf table.
+   */
   readonly bizTag: string;
   /** `'number'` (default; ids must stay below 2^53) or `'bigint'`. */
   readonly ids?: K;
@@ -44,9 +50,9 @@ export interface SegmentGeneratorOptions<K extends IdKind = 'number'> {
   readonly prefetchRatio?: number;
   /** How long `next()` waits for a segment when both buffers are empty (default 5000 ms). */
   readonly waitTimeoutMs?: number;
-  /** How long one allocation query may take before it counts as failed (default 10,000 ms). */
+  /** How long one allocation query may take before it counts as failed, per database (default 10,000 ms). */
   readonly queryTimeoutMs?: number;
-  /** Backoff between failed allocations (default 100 ms doubling to 10 s). */
+  /** Backoff between failed allocations, and how long a failed database is skipped (default 100 ms doubling to 10 s). */
   readonly retry?: RetryOptions;
   /** Wall clock for the dynamic step, monotonic clock for waits (default {@link systemClock}). */
   readonly clock?: Clock;
@@ -84,35 +90,44 @@ export interface SegmentStats {
  * the database is off the hot path and an outage is ridden out for as long as the buffers last.
  * Ids are monotonic per generator; generators sharing a `bizTag` never hand out the same id.
  *
+ * Given an array of databases, one tag is spread over them (tinyid): database k of n hands out ids
+ * ≡ k (mod n), recorded in its row (`create_segment_class`) and checked by `start()`; segments come
+ * from each database in turn, and one that is down is skipped. Ids then rise within a segment and
+ * trend upwards across them. Given {@link leafAllocSource}, segments come from a Leaf table.
+ *
  * @example
  * const orders = await new SegmentGenerator(executor, { bizTag: 'orders' }).start();
  * const id = orders.nextSync() ?? (await orders.next());
+ * const spread = await new SegmentGenerator([dbA, dbB, dbC], { bizTag: 'orders' }).start();
  */
 export class SegmentGenerator<K extends IdKind = 'number'> {
   readonly bizTag: string;
-  // The current segment is base + 0 … base + size − 1 (baseBig in BigInt mode); cursor is the next.
+  // The current segment is base + i × stride for i in 0 … size − 1 (baseBig in BigInt mode); cursor
+  // is the next i. The stride is the number of databases (1 for one).
   private base = 0;
   private baseBig = 0n;
+  private stride = 1;
+  private strideBig = 1n;
   private size = 0;
   private cursor = 0;
   private prefetchAt = 0;
   private spare: Segment | undefined;
   private readonly bigint: boolean;
   private readonly kind: IdKind;
-  private readonly allocator: SegmentAllocator;
+  private readonly source: SegmentSource;
   private readonly clock: Clock;
   private readonly refill: Refill<Segment>;
   private readonly stop = new AbortController();
   private readonly settings: { step?: number; minStep?: number; maxStep: number; dynamic: boolean; ratio: number };
   private readonly waitTimeoutMs: number;
+  private readonly queryTimeoutMs: number;
   private readonly burn: BurnRate;
   private step = 0;
   private lastFetchAt = 0;
   private segments = 0;
   private issuedBefore = 0;
 
-  constructor(db: Database, given: SegmentGeneratorOptions<K>) {
-    const executor = executorOf(db, 'SegmentGenerator');
+  constructor(db: Database | readonly Database[] | LeafAllocSource, given: SegmentGeneratorOptions<K>) {
     const options = optionsObject('SegmentGenerator', given);
     if (typeof options.bizTag !== 'string' || options.bizTag === '') {
       throw new SheafError('INVALID_ARGUMENT', `bizTag must be non-empty text, not ${formatArgument(options.bizTag)}`, {
@@ -121,7 +136,6 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
     }
     this.bizTag = options.bizTag;
     this.kind = idKind(options.ids, 'number');
-    this.allocator = new SegmentAllocator(executor, this.bizTag, this.kind);
     this.bigint = this.kind === 'bigint';
     this.clock = clockOption(options.clock);
     const maxStep = intOption('maxStep', options.maxStep, defaultMaxStep, 1, 2 ** 31 - 1);
@@ -136,23 +150,34 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
     };
     this.waitTimeoutMs = intOption('waitTimeoutMs', options.waitTimeoutMs, 5000, 0, 2 ** 31 - 1);
     const retry = retryOptions(options.retry, 100, 10_000);
+    const queryTimeoutMs = intOption('queryTimeoutMs', options.queryTimeoutMs, 10_000, 1, 2 ** 31 - 1);
+    this.queryTimeoutMs = queryTimeoutMs;
+    const closed = () => this.closedError();
+    const { bizTag, kind, clock, stop } = this;
+    this.source = segmentSourceOf(db, { bizTag, kind, clock, queryTimeoutMs, retry, signal: stop.signal, closed });
     this.refill = new Refill(
       () => this.fetch(),
       (segment) => this.accept(segment),
       {
         minBackoffMs: retry.minMs,
         maxBackoffMs: retry.maxMs,
-        queryTimeoutMs: intOption('queryTimeoutMs', options.queryTimeoutMs, 10_000, 1, 2 ** 31 - 1),
+        queryTimeoutMs: this.source.fetchTimeoutMs ?? queryTimeoutMs,
         signal: this.stop.signal,
-        closed: () => this.closedError(),
+        closed,
       },
     );
     this.burn = new BurnRate(this.clock.monotonic());
   }
 
-  /** Fetches the first segment now (rather than on the first `next()`), rejecting if it cannot. */
+  /**
+   * Fetches the first segment now (rather than on the first `next()`), rejecting if it cannot.
+   * Over several databases it first reads each one's residue class and refuses
+   * (SEGMENT_CLASS_MISMATCH) one that is not its position's; a database that does not answer is
+   * skipped, and checked by the database itself at each allocation.
+   */
   async start(): Promise<this> {
     const deadline = this.clock.monotonic() + this.waitTimeoutMs;
+    await this.source.check?.(Math.max(1, Math.min(this.queryTimeoutMs, this.waitTimeoutMs)));
     while (this.cursor >= this.size && this.spare === undefined) {
       if (this.stop.signal.aborted) throw this.closedError();
       const permanent = this.refill.permanentError;
@@ -172,7 +197,7 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
     if (i < this.size) {
       this.cursor = i + 1;
       if (i === this.prefetchAt && this.spare === undefined) this.refill.request();
-      return (this.bigint ? this.baseBig + BigInt(i) : this.base + i) as IdOf<K>;
+      return (this.bigint ? this.baseBig + BigInt(i) * this.strideBig : this.base + i * this.stride) as IdOf<K>;
     }
     return this.swap();
   }
@@ -208,6 +233,21 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
       failures: this.refill.failures,
       lastError: error === undefined ? undefined : messageOf(error),
     };
+  }
+
+  /**
+   * Health of each database, in the order given: which are up, which are skipped and for how long.
+   * One entry for a generator over one database or a Leaf table.
+   */
+  databases(): SegmentDatabaseStatus[] {
+    const own = this.source.databases?.();
+    if (own) return own;
+    const { failures, lastError } = this.refill;
+    const last = lastError === undefined ? undefined : messageOf(lastError);
+    const segments = this.segments;
+    return [
+      { index: 0, remainder: 0, delta: 1, up: failures === 0, failures, retryInMs: 0, segments, lastError: last },
+    ];
   }
 
   /**
@@ -255,7 +295,7 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
   }
 
   private fetch(): Promise<Segment> {
-    return this.allocator.alloc(this.plannedStep());
+    return this.source.alloc(this.plannedStep());
   }
 
   /** Leaf 2.5: the step for the next allocation, from how long the previous segment lasted. */
@@ -268,9 +308,10 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
 
   private accept(segment: Segment): void {
     if (this.stop.signal.aborted) return;
-    if (this.segments === 0 && this.settings.minStep === undefined) this.settings.minStep = segment.size;
+    const step = segment.step ?? segment.size;
+    if (this.segments === 0 && this.settings.minStep === undefined) this.settings.minStep = step;
     this.segments++;
-    this.step = segment.size;
+    this.step = step;
     this.lastFetchAt = this.clock.now();
     if (this.cursor >= this.size) this.install(segment);
     else this.spare = segment;
@@ -282,6 +323,8 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
     this.baseBig = segment.first;
     // In Number mode every id of the segment was checked to be below 2^53 when it was fetched.
     this.base = this.bigint ? 0 : Number(segment.first);
+    this.stride = segment.stride;
+    this.strideBig = BigInt(segment.stride);
     this.cursor = 0;
     this.size = segment.size;
     this.prefetchAt = Math.min(segment.size - 1, Math.floor(segment.size * this.settings.ratio));

@@ -22,6 +22,8 @@ const appRoutines = [
   ['function', 'sheaf_next_ticket'],
   ['procedure', 'sheaf_ticket_series'],
   ['procedure', 'sheaf_alloc_segment'],
+  ['procedure', 'sheaf_segment_class'],
+  ['procedure', 'sheaf_alloc_segment_class'],
   ['procedure', 'sheaf_lease_worker'],
   ['procedure', 'sheaf_lease_worker_id'],
   ['function', 'sheaf_heartbeat_worker'],
@@ -131,11 +133,14 @@ export const mysqlRoutineGrantsQuery = `select user as user, host as host, routi
  * Routines added after one an application may execute, which give it nothing that one does not:
  * an account whose EXECUTE on the first is restored gets the second too (SQL version 6 replaced
  * sheaf_lease_worker and added sheaf_lease_worker_id, a lease of one named free id; version 7 added
- * sheaf_ticket_series, which reads the step and offset of a ticket one may take).
+ * sheaf_ticket_series, which reads the step and offset of a ticket one may take; version 8 replaced
+ * sheaf_alloc_segment and added sheaf_segment_class and sheaf_alloc_segment_class, which read and
+ * allocate the segments of a residue class).
  */
-const impliedRoutines: Readonly<Record<string, string>> = {
-  sheaf_lease_worker: 'procedure sheaf_lease_worker_id',
-  sheaf_next_ticket: 'procedure sheaf_ticket_series',
+const impliedRoutines: Readonly<Record<string, readonly string[]>> = {
+  sheaf_lease_worker: ['procedure sheaf_lease_worker_id'],
+  sheaf_next_ticket: ['procedure sheaf_ticket_series'],
+  sheaf_alloc_segment: ['procedure sheaf_segment_class', 'procedure sheaf_alloc_segment_class'],
 };
 
 /** The GRANTs that restore rows of {@link mysqlRoutineGrantsQuery} in the current database. */
@@ -148,10 +153,10 @@ export function mysqlRegrants(rows: readonly Record<string, unknown>[]): string[
     const option = privileges.includes('grant') ? ' with grant option' : '';
     const grantee = quoteAccount(String(row.user), String(row.host));
     const routine = mysqlDialect.quoteIdent(String(row.routine_name));
-    const implied = granted.includes('execute') ? impliedRoutines[String(row.routine_name)] : undefined;
+    const implied = granted.includes('execute') ? (impliedRoutines[String(row.routine_name)] ?? []) : [];
     return [
       `grant ${granted.join(', ')} on ${kind} ${routine} to ${grantee}${option}`,
-      ...(implied ? [`grant execute on ${implied} to ${grantee}`] : []),
+      ...implied.map((each) => `grant execute on ${each} to ${grantee}`),
     ];
   });
 }

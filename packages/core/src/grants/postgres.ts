@@ -23,6 +23,8 @@ export const postgresAppFunctions: readonly string[] = [
   'sheaf.next_ticket(text)',
   'sheaf.ticket_series(text)',
   'sheaf.alloc_segment(text, integer)',
+  'sheaf.segment_class(text)',
+  'sheaf.alloc_segment_class(text, integer, integer, integer)',
   'sheaf.lease_worker(text, integer, integer)',
   'sheaf.lease_worker_id(text, integer, integer)',
   'sheaf.heartbeat_worker(integer, uuid, bigint, integer)',

@@ -49,6 +49,10 @@ const routines = [
   ['procedure', 'sheaf_lease_worker_id'],
   // 0007
   ['procedure', 'sheaf_ticket_series'],
+  // 0008
+  ['procedure', 'sheaf_create_segment_class'],
+  ['procedure', 'sheaf_segment_class'],
+  ['procedure', 'sheaf_alloc_segment_class'],
 ] as const;
 const tables = [
   'sheaf_settings',
