@@ -136,6 +136,7 @@ describe('sheafErrorCodes', () => {
         'SEGMENT_UNAVAILABLE',
         'TICKETS_UNAVAILABLE',
         'TICKETS_OVERLAP',
+        'TICKET_SERIES_MISMATCH',
         'BATCH_UNAVAILABLE',
         'GENERATOR_CLOSED',
         'UNSUPPORTED_DIALECT',

@@ -53,6 +53,9 @@ const routines = [
   ['procedure', 'sheaf_create_segment_class'],
   ['procedure', 'sheaf_segment_class'],
   ['procedure', 'sheaf_alloc_segment_class'],
+  // 0009; sheaf__adopt_ticket_0009 is dropped by the file, and stays only after a failed upgrade.
+  ['procedure', 'sheaf__adopt_ticket_0009'],
+  ['procedure', 'sheaf_adopt_ticket'],
 ] as const;
 const tables = [
   'sheaf_settings',
