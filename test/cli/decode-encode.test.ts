@@ -58,7 +58,7 @@ describe('sheaf encode and decode', () => {
       [[], /^Usage: sheaf <command>/],
       [
         ['frobnicate'],
-        /unknown command "frobnicate"; commands: install, uninstall, status, grant, doctor, decode, encode, migrate, demo/,
+        /unknown command "frobnicate"; commands: install, uninstall, status, grant, doctor, decode, encode, migrate, tickets, demo/,
       ],
       [['decode'], /missing <id>/],
       [['decode', '1', '--shrad', '3'], /Unknown option '--shrad'/],
@@ -85,7 +85,18 @@ describe('sheaf encode and decode', () => {
     const top = await sheaf(['--help']);
     expect(top.code).toBe(0);
     const names = [...top.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((match) => match[1] as string);
-    expect(names).toEqual(['install', 'uninstall', 'status', 'grant', 'doctor', 'decode', 'encode', 'migrate', 'demo']);
+    expect(names).toEqual([
+      'install',
+      'uninstall',
+      'status',
+      'grant',
+      'doctor',
+      'decode',
+      'encode',
+      'migrate',
+      'tickets',
+      'demo',
+    ]);
     const runs = await Promise.all(names.map((name) => sheaf([name, '--help'])));
     for (const [i, name] of names.entries()) {
       const run = runs[i]!;

@@ -9,6 +9,7 @@ import { grantCommand } from './commands/grant.js';
 import { installCommand } from './commands/install.js';
 import { migrateCommand } from './commands/migrate.js';
 import { statusCommand } from './commands/status.js';
+import { ticketsCommand } from './commands/tickets.js';
 import { uninstallCommand } from './commands/uninstall.js';
 import type { Io } from './io.js';
 import { redactText } from './redact.js';
@@ -23,6 +24,7 @@ const commands: readonly Command[] = [
   decodeCommand,
   encodeCommand,
   migrateCommand,
+  ticketsCommand,
   demoCommand,
 ];
 
