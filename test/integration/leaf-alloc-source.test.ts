@@ -63,7 +63,7 @@ describeTargets(
               generators.flatMap((ids) =>
                 [0, 1, 2, 3].map(async () => {
                   const mine: number[] = [];
-                  for (let i = 0; i < 1500; i++) mine.push(ids.nextSync() ?? (await ids.next()));
+                  for (let i = 0; i < 800; i++) mine.push(ids.nextSync() ?? (await ids.next()));
                   return mine;
                 }),
               ),
@@ -72,10 +72,10 @@ describeTargets(
           done = true;
           await Promise.all(serving);
           const all = [...leafIds.map(String), ...sheafIds.map(String)];
-          // 18,000 ids in segments of 19 (about 950 allocations) against the Leaf servers' own.
+          // 9,600 ids in segments of 19 (about 500 allocations) against the Leaf servers' own.
           expect(leafIds.length).toBeGreaterThan(500);
-          expect(sheafIds.length).toBe(18_000);
-          expect(generators.reduce((sum, ids) => sum + ids.stats().segments, 0)).toBeGreaterThan(900);
+          expect(sheafIds.length).toBe(9600);
+          expect(generators.reduce((sum, ids) => sum + ids.stats().segments, 0)).toBeGreaterThan(480);
           expect(new Set(all).size).toBe(all.length);
           expect(sheafIds.every((id) => id > 0)).toBe(true);
         } finally {

@@ -1,10 +1,33 @@
-import { install, SegmentGenerator, type SegmentGeneratorOptions, type SqlExecutor } from '@sheaf/core';
+import {
+  install,
+  mysql2Executor,
+  pgExecutor,
+  SegmentGenerator,
+  type SegmentGeneratorOptions,
+  type SqlExecutor,
+} from '@sheaf/core';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeTargets, type Opened, openDatabase } from '../support/database.js';
 import { expectSheafError, expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { createSegment } from '../support/generator-sql.js';
+import { freePort } from '../support/scratch-cluster.js';
 import { allocPlain, classMaxId, createSegmentClass, setClass } from '../support/segment-classes.js';
+import type { TargetName } from '../support/targets.js';
 import { until } from '../support/test-clock.js';
+
+/** A pool on a port nothing listens on: every query is a refused connection. */
+async function deadDatabase(target: TargetName): Promise<{ executor: SqlExecutor; close(): Promise<void> }> {
+  const port = await freePort();
+  if (target === 'postgres') {
+    const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'postgres', connectionTimeoutMillis: 500 });
+    pool.on('error', () => undefined);
+    return { executor: pgExecutor(pool), close: () => pool.end() };
+  }
+  const pool = mysql.createPool({ host: '127.0.0.1', port, user: 'root', connectTimeout: 500 });
+  return { executor: mysql2Executor(pool), close: () => pool.end() };
+}
 
 // One biz_tag over three databases, each its own residue class (the outage is in
 // test/stress/segment-databases-outage.test.ts).
@@ -179,6 +202,36 @@ describeTargets('SegmentGenerator over several databases', (db, target) => {
     expect(await alone.next()).toBe(1);
     expect(alone.databases()).toMatchObject([{ index: 0, remainder: 0, delta: 1, up: true, segments: 1 }]);
   });
+
+  // A server that refuses connections: a port nothing listens on (not a mock: the driver really connects).
+  it.skipIf(target === 'pglite')(
+    'a database down at start() is skipped; with every database down, start() ends in SEGMENT_UNAVAILABLE',
+    async () => {
+      const bizTag = await spread(10);
+      const dead = await deadDatabase(target);
+      try {
+        const options = {
+          bizTag,
+          dynamicStep: false,
+          waitTimeoutMs: 1000,
+          queryTimeoutMs: 500,
+          retry: { minMs: 50, maxMs: 50 },
+        };
+        const ids = await generator([dbs[0]!, dbs[1]!, dead.executor], options).start();
+        const taken: number[] = [];
+        while (taken.length < 100) taken.push(ids.nextSync() ?? (await ids.next()));
+        expect(taken.filter((id) => id % 3 === 2)).toEqual([]);
+        expect(new Set(taken).size).toBe(100);
+        expect(ids.databases()[2]).toMatchObject({ up: false, segments: 0 });
+        expect(ids.databases()[2]!.lastError).toMatch(/ECONNREFUSED|connect/);
+        const none = generator([dead.executor, dead.executor], { ...options, bizTag });
+        await expectSheafRejection(none.start(), 'SEGMENT_UNAVAILABLE', `segment '${bizTag}'`, 'within 1000 ms');
+      } finally {
+        await Promise.all(open.splice(0).map((made) => made.close()));
+        await dead.close();
+      }
+    },
+  );
 
   it('refuses an empty array or a member that is no database', () => {
     expectSheafError(() => new SegmentGenerator([], { bizTag: 'x' }), 'INVALID_ARGUMENT', '1 to 1024 databases, not 0');

@@ -80,7 +80,7 @@ export class LeafAllocator implements SegmentSource {
   private async refusal(step: number | undefined, known?: LeafRow): Promise<SheafError> {
     const { executor, sql, table } = this.leaf;
     const row = known ?? (await sql.read(executor, table, undefined, this.bizTag));
-    const where = `${table.sql}`;
+    const where = table.sql;
     if (row === undefined) {
       return new SheafError('UNKNOWN_SEGMENT', `unknown segment '${this.bizTag}': no row in ${where}`, {
         details: { bizTag: this.bizTag, table: table.sql },
