@@ -49,7 +49,8 @@ const routines = [
   ['procedure', 'sheaf_lease_worker_id'],
   // 0007
   ['procedure', 'sheaf_ticket_series'],
-  // 0008
+  // 0008; sheaf__segment_classes_0008 is dropped by the file, and stays only after a failed upgrade.
+  ['procedure', 'sheaf__segment_classes_0008'],
   ['procedure', 'sheaf_create_segment_class'],
   ['procedure', 'sheaf_segment_class'],
   ['procedure', 'sheaf_alloc_segment_class'],
