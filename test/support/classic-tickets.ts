@@ -29,7 +29,8 @@ export const flickrTable = (table: string, engine: string) =>
 export async function mariadbClassic(step?: number, offset?: number): Promise<ClassicServer<mysql.Pool>> {
   const opened = await openDatabase('mariadb');
   const url = opened.database.url!;
-  const pool = mysql.createPool({ uri: url, connectionLimit: 8 });
+  // As many connections as the tests' callers: a caller's timeout then never includes a queue.
+  const pool = mysql.createPool({ uri: url, connectionLimit: 16 });
   if (step !== undefined) {
     // Queued on the new connection before anything else is: every session has the settings.
     pool.on('connection', (connection) => {
@@ -67,7 +68,7 @@ export async function mariadbClassic(step?: number, offset?: number): Promise<Cl
 export async function postgresClassic(): Promise<ClassicServer<pg.Pool>> {
   const opened = await openDatabase('postgres');
   const url = opened.database.url!;
-  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  const pool = new pg.Pool({ connectionString: url, max: 16 });
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
