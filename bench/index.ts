@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<{ default: BenchSuite }>> = {
   postgres: () => import('./postgres.js'),
   generators: () => import('./generators.js'),
   mysql: () => import('./mysql.js'),
+  tickets: () => import('./tickets.js'),
 };
 
 const wanted = process.argv.slice(2);
