@@ -12,106 +12,56 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { createSegment, createTicket } from '../support/generator-sql.js';
-import { createScratchCluster, postgresBinDir } from '../support/scratch-cluster.js';
-import { createScratchMariadb, mariadbMissing } from '../support/scratch-mariadb.js';
-import { mysqlUrl, pgUrl, selectedTargets, withDatabase } from '../support/targets.js';
+import { type ScratchOutage, scratchOutages } from '../support/scratch-outage.js';
+import { mysqlUrl, pgUrl, withDatabase } from '../support/targets.js';
 import { until } from '../support/test-clock.js';
-
-/** A scratch server the test kills with SIGKILL and starts again, with a pool on it. */
-interface Outage {
-  readonly executor: SqlExecutor;
-  crash(): Promise<void>;
-  start(): Promise<void>;
-  destroy(): Promise<void>;
-  /** A database of its own on the shared server of the same kind (the ticket server that stays up). */
-  stable(): Promise<{ executor: SqlExecutor; drop(): Promise<void> }>;
-}
 
 const name = () => `sheaf_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}_odd`;
 
-async function postgresOutage(): Promise<Outage> {
-  const cluster = await createScratchCluster();
-  const pool = new pg.Pool({ connectionString: cluster.url, max: 4, connectionTimeoutMillis: 1000 });
-  pool.on('error', () => undefined);
+async function postgresStable() {
+  const database = name();
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create database ${database}`);
+  const odd = new pg.Pool({ connectionString: withDatabase(pgUrl, database), max: 2 });
+  // end() resolves before the sockets close; the forced drop must not kill a closing client loudly.
+  odd.on('connect', (client) => client.on('error', () => undefined));
+  odd.on('error', () => undefined);
   return {
-    executor: pgExecutor(pool),
-    crash: async () => cluster.crash(),
-    start: async () => cluster.start(),
-    async destroy() {
-      await pool.end().catch(() => undefined);
-      cluster.destroy();
-    },
-    async stable() {
-      const database = name();
-      const admin = new pg.Client({ connectionString: pgUrl });
-      await admin.connect();
-      await admin.query(`create database ${database}`);
-      const odd = new pg.Pool({ connectionString: withDatabase(pgUrl, database), max: 2 });
-      // end() resolves before the sockets close; the forced drop must not kill a closing client loudly.
-      odd.on('connect', (client) => client.on('error', () => undefined));
-      odd.on('error', () => undefined);
-      return {
-        executor: pgExecutor(odd),
-        async drop() {
-          await odd.end();
-          await admin.query(`drop database if exists ${database} with (force)`);
-          await admin.end();
-        },
-      };
+    executor: pgExecutor(odd),
+    async drop() {
+      await odd.end();
+      await admin.query(`drop database if exists ${database} with (force)`);
+      await admin.end();
     },
   };
 }
 
-async function mariadbOutage(): Promise<Outage> {
-  const server = await createScratchMariadb();
-  const pool = mysql.createPool({ uri: server.url, connectionLimit: 4, connectTimeout: 1000 });
+async function mariadbStable() {
+  const database = name();
+  const admin = await mysql.createConnection({ uri: mysqlUrl });
+  await admin.query(`create database ${database}`);
+  const odd = mysql.createPool({ uri: withDatabase(mysqlUrl, database), connectionLimit: 2 });
   return {
-    executor: mysql2Executor(pool),
-    crash: () => server.crash(),
-    start: () => server.start(),
-    async destroy() {
-      await pool.end().catch(() => undefined);
-      server.destroy();
-    },
-    async stable() {
-      const database = name();
-      const admin = await mysql.createConnection({ uri: mysqlUrl });
-      await admin.query(`create database ${database}`);
-      const odd = mysql.createPool({ uri: withDatabase(mysqlUrl, database), connectionLimit: 2 });
-      return {
-        executor: mysql2Executor(odd),
-        async drop() {
-          await odd.end();
-          await admin.query(`drop database if exists ${database}`);
-          await admin.end();
-        },
-      };
+    executor: mysql2Executor(odd),
+    async drop() {
+      await odd.end();
+      await admin.query(`drop database if exists ${database}`);
+      await admin.end();
     },
   };
 }
 
-const servers = [
-  {
-    title: 'postgres scratch cluster',
-    missing: selectedTargets().includes('postgres')
-      ? postgresBinDir() === undefined && 'PostgreSQL server binaries not installed'
-      : 'postgres is not in SHEAF_TEST_TARGETS',
-    open: postgresOutage,
-  },
-  {
-    title: 'mariadb scratch server',
-    missing: selectedTargets().includes('mariadb') ? mariadbMissing() : 'mariadb is not in SHEAF_TEST_TARGETS',
-    open: mariadbOutage,
-  },
-];
+/** A database of its own on the shared server of the same kind: the ticket server that stays up. */
+const stableDatabases = { postgres: postgresStable, mariadb: mariadbStable };
 
 // A real outage: the generators' database is a scratch server that the test kills with SIGKILL and
 // starts again. Nothing is mocked: the drivers see refused connections and broken sockets.
-for (const { title, missing, open } of servers) {
+for (const { target, title, missing, open } of scratchOutages) {
   describe.skipIf(Boolean(missing))(
     `generators while their database is down [${title}${missing ? `: ${missing}` : ''}]`,
     () => {
-      let outage: Outage;
+      let outage: ScratchOutage;
       let executor: SqlExecutor;
       const retry = { minMs: 20, maxMs: 100 };
 
@@ -156,7 +106,7 @@ for (const { title, missing, open } of servers) {
       });
 
       it('fails over to the ticket server that is up, and takes turns again once the other is back', async () => {
-        const stable = await outage.stable();
+        const stable = await stableDatabases[target]();
         try {
           const odd = stable.executor;
           await install(odd);

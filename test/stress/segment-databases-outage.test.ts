@@ -1,66 +1,9 @@
-import { install, mysql2Executor, pgExecutor, SegmentGenerator, type SqlExecutor } from '@sheaf/core';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import { install, SegmentGenerator, type SqlExecutor } from '@sheaf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Opened, openDatabase } from '../support/database.js';
-import { createScratchCluster, postgresBinDir } from '../support/scratch-cluster.js';
-import { createScratchMariadb, mariadbMissing } from '../support/scratch-mariadb.js';
+import { type ScratchOutage, scratchOutages } from '../support/scratch-outage.js';
 import { classMaxId, createSegmentClass } from '../support/segment-classes.js';
-import { selectedTargets, type TargetName } from '../support/targets.js';
 import { until } from '../support/test-clock.js';
-
-/** The database the test kills: a scratch server of its own, never the shared one. */
-interface Doomed {
-  readonly executor: SqlExecutor;
-  crash(): Promise<void>;
-  start(): Promise<void>;
-  destroy(): Promise<void>;
-}
-
-async function postgresDoomed(): Promise<Doomed> {
-  const cluster = await createScratchCluster();
-  const pool = new pg.Pool({ connectionString: cluster.url, max: 4, connectionTimeoutMillis: 1000 });
-  // Idle clients of a killed server emit errors on the pool; the generator sees them on its queries.
-  pool.on('error', () => undefined);
-  return {
-    executor: pgExecutor(pool),
-    crash: async () => cluster.crash(),
-    start: async () => cluster.start(),
-    async destroy() {
-      await pool.end().catch(() => undefined);
-      cluster.destroy();
-    },
-  };
-}
-
-async function mariadbDoomed(): Promise<Doomed> {
-  const server = await createScratchMariadb();
-  const pool = mysql.createPool({ uri: server.url, connectionLimit: 4, connectTimeout: 1000 });
-  return {
-    executor: mysql2Executor(pool),
-    crash: () => server.crash(),
-    start: () => server.start(),
-    async destroy() {
-      await pool.end().catch(() => undefined);
-      server.destroy();
-    },
-  };
-}
-
-const kinds: { target: TargetName; missing: string | false | undefined; open: () => Promise<Doomed> }[] = [
-  {
-    target: 'postgres',
-    missing: selectedTargets().includes('postgres')
-      ? postgresBinDir() === undefined && 'PostgreSQL server binaries not installed'
-      : 'postgres is not in SHEAF_TEST_TARGETS',
-    open: postgresDoomed,
-  },
-  {
-    target: 'mariadb',
-    missing: selectedTargets().includes('mariadb') ? mariadbMissing() : 'mariadb is not in SHEAF_TEST_TARGETS',
-    open: mariadbDoomed,
-  },
-];
 
 const total = 24_000;
 const generators = 4;
@@ -70,11 +13,12 @@ const step = 40;
 // One biz_tag over three databases: two on the shared server, the third a scratch server that is
 // killed with SIGKILL while 24 callers take ids. Nothing is mocked: the drivers see broken sockets
 // and refused connections.
-for (const { target, missing, open } of kinds) {
+for (const { target, missing, open } of scratchOutages) {
   describe.skipIf(Boolean(missing))(
     `one segment over three databases, one killed [${target}${missing ? `: ${missing}` : ''}]`,
     () => {
-      let doomed: Doomed;
+      // The database the test kills: a scratch server of its own, never the shared one.
+      let doomed: ScratchOutage;
       const stable: Opened[] = [];
       let dbs: SqlExecutor[] = [];
       let passed = false;
