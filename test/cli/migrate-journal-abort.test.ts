@@ -3,8 +3,8 @@ import { describeTargets } from '../support/database.js';
 import {
   apply,
   journalDatabase,
+  journalFixture,
   journalRow,
-  planShape,
   runSheaf,
   type Schema,
   schemaOf,
@@ -24,9 +24,7 @@ describeTargets(
     let triggers = 0;
 
     beforeAll(async () => {
-      const url = await journalDatabase();
-      original = await schemaOf(url);
-      ({ total, drops, triggers } = await planShape(url));
+      ({ original, total, drops, triggers } = await journalFixture());
     });
 
     it(

@@ -49,7 +49,13 @@ export const apply = (url: string): string[] => ['migrate', '--url', url, '--all
  * How many steps the `--all` plan has (changing nothing): in all, dropping foreign keys (they come
  * first) and creating sheaf's triggers (they come last).
  */
-export async function planShape(url: string): Promise<{ total: number; drops: number; triggers: number }> {
+interface PlanShape {
+  readonly total: number;
+  readonly drops: number;
+  readonly triggers: number;
+}
+
+async function planShape(url: string): Promise<PlanShape> {
   const run = await runSheaf(['migrate', '--url', url, '--all', '--json']);
   const steps = (JSON.parse(run.stdout) as { steps: { effect: { kind: string; present?: boolean }[] }[] }).steps;
   return {
@@ -57,6 +63,13 @@ export async function planShape(url: string): Promise<{ total: number; drops: nu
     drops: steps.filter((step) => step.effect[0]?.kind === 'foreign keys' && !step.effect[0].present).length,
     triggers: steps.filter((step) => step.effect[0]?.kind === 'trigger').length,
   };
+}
+
+/** What the journal tests start from: a journal database, its schema as loaded and the plan's shape. */
+export async function journalFixture(): Promise<PlanShape & { url: string; original: Schema }> {
+  const url = await journalDatabase();
+  const original = await schemaOf(url);
+  return { url, original, ...(await planShape(url)) };
 }
 
 /** What a `sheaf` process did: its exit code, or the signal that ended it. */

@@ -5,8 +5,8 @@ import { describeTargets } from '../support/database.js';
 import {
   apply,
   journalDatabase,
+  journalFixture,
   journalRow,
-  planShape,
   runSheaf,
   type Schema,
   schemaOf,
@@ -29,9 +29,8 @@ describeTargets(
     let triggers = 0;
 
     beforeAll(async () => {
-      const url = await journalDatabase();
-      original = await schemaOf(url);
-      ({ total, drops, triggers } = await planShape(url));
+      const { url, ...fixture } = await journalFixture();
+      ({ original, total, drops, triggers } = fixture);
       const run = await runSheaf(apply(url));
       expect(run.stderr).toMatch(/fingerprinting 12 tables after the migration\n$/);
       expect(run.code).toBe(0);
