@@ -63,6 +63,32 @@ function summary(calls: readonly Call[], outage: { lockedAt: number; unlockedAt:
   };
 }
 
+/**
+ * 16 callers take tickets while `freeze` blocks the even server mid-run: no duplicate, no error,
+ * only odd tickets meanwhile.
+ */
+async function expectOddWhileEvenFrozen(
+  label: string,
+  next: () => Promise<bigint>,
+  freeze: () => Promise<{ lockedAt: number; unlockedAt: number }>,
+): Promise<void> {
+  let outage = { lockedAt: 0, unlockedAt: 0 };
+  const { calls, errors } = await load(next, 16, async () => {
+    await sleep(500);
+    outage = await freeze();
+    await sleep(1300);
+  });
+  const seen = summary(calls, outage);
+  console.info(`${label}:`, JSON.stringify({ ...seen, errors: errors.length }));
+  expect(errors.map(String)).toEqual([]);
+  expect(seen.duplicates).toBe(0);
+  expect(seen.during).toBeGreaterThan(50);
+  expect(seen.evenDuring).toBe(0);
+  // Both servers served before the outage, and the frozen one again after it.
+  expect(seen.evenBefore).toBeGreaterThan(0);
+  expect(seen.evenAfter).toBeGreaterThan(0);
+}
+
 describe.skipIf(noMariadb)('classic Tickets64 on MariaDB', () => {
   it.each(['MyISAM', 'Aria', 'InnoDB'])(
     '%s: 16 callers, the even server frozen mid-run: no duplicate, no error, only odd tickets meanwhile',
@@ -82,25 +108,11 @@ describe.skipIf(noMariadb)('classic Tickets64 on MariaDB', () => {
       expect(statuses[1]!.series).toMatch(
         new RegExp(`^${even.name} on .+:3306: table Tickets64, auto_increment_increment 2, auto_increment_offset 2$`),
       );
-      let outage = { lockedAt: 0, unlockedAt: 0 };
-      const { calls, errors } = await load(
+      await expectOddWhileEvenFrozen(
+        `classic ${engine} on MariaDB`,
         () => tickets.next(),
-        16,
-        async () => {
-          await sleep(500);
-          outage = await even.freeze('Tickets64', 2000);
-          await sleep(1300);
-        },
+        () => even.freeze('Tickets64', 2000),
       );
-      const seen = summary(calls, outage);
-      console.info(`classic ${engine} on MariaDB:`, JSON.stringify({ ...seen, errors: errors.length }));
-      expect(errors.map(String)).toEqual([]);
-      expect(seen.duplicates).toBe(0);
-      expect(seen.during).toBeGreaterThan(50);
-      expect(seen.evenDuring).toBe(0);
-      // Both servers served before the outage, and the frozen one again after it.
-      expect(seen.evenBefore).toBeGreaterThan(0);
-      expect(seen.evenAfter).toBeGreaterThan(0);
     },
   );
 
@@ -288,24 +300,11 @@ describe.skipIf(noPostgres)('classic ticket tables on PostgreSQL', () => {
       [2, 2],
     ]);
     expect(statuses[0]!.series).toContain('table Tickets64, sequence "Tickets64_id_seq" increment 2 start 1');
-    let outage = { lockedAt: 0, unlockedAt: 0 };
-    const { calls, errors } = await load(
+    await expectOddWhileEvenFrozen(
+      'classic on PostgreSQL',
       () => tickets.next(),
-      16,
-      async () => {
-        await sleep(500);
-        outage = await even.freeze('"Tickets64"', 2000);
-        await sleep(1300);
-      },
+      () => even.freeze('"Tickets64"', 2000),
     );
-    const seen = summary(calls, outage);
-    console.info('classic on PostgreSQL:', JSON.stringify({ ...seen, errors: errors.length }));
-    expect(errors.map(String)).toEqual([]);
-    expect(seen.duplicates).toBe(0);
-    expect(seen.during).toBeGreaterThan(50);
-    expect(seen.evenDuring).toBe(0);
-    expect(seen.evenBefore).toBeGreaterThan(0);
-    expect(seen.evenAfter).toBeGreaterThan(0);
   });
 
   it('quotes hostile names and refuses overlapping sequences and missing tables', async () => {

@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { openDatabase } from './database.js';
+import { type Opened, openDatabase } from './database.js';
 
 /** A database holding a Flickr-classic ticket table, with a pool of the application's. */
 export interface ClassicServer<P> {
@@ -37,31 +37,11 @@ export async function mariadbClassic(step?: number, offset?: number): Promise<Cl
       connection.query(`set session auto_increment_increment = ${step}, auto_increment_offset = ${offset}`);
     });
   }
-  const admin = async (statement: string) => {
-    const connection = await mysql.createConnection({ uri: url });
-    await connection.query(statement);
-    await connection.end();
-  };
-  return {
-    pool,
-    url,
-    name: new URL(url).pathname.slice(1),
-    admin,
-    async freeze(table, ms) {
-      const connection = await mysql.createConnection({ uri: url });
-      await connection.query(`lock tables ${table} write`);
-      const lockedAt = performance.now();
-      await sleep(ms);
-      const unlockedAt = performance.now();
-      await connection.query('unlock tables');
-      await connection.end();
-      return { lockedAt, unlockedAt };
-    },
-    async close(passed) {
-      await pool.end();
-      await opened.close(passed);
-    },
-  };
+  return classicServer(opened, pool, {
+    connect: () => mysql.createConnection({ uri: url }),
+    lock: (table) => [`lock tables ${table} write`],
+    unlock: 'unlock tables',
+  });
 }
 
 /** A fresh PostgreSQL database; the pool is plain (the step and offset are the sequence's). */
@@ -69,27 +49,47 @@ export async function postgresClassic(): Promise<ClassicServer<pg.Pool>> {
   const opened = await openDatabase('postgres');
   const url = opened.database.url!;
   const pool = new pg.Pool({ connectionString: url, max: 16 });
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(statement);
-    await client.end();
-  };
+  return classicServer(opened, pool, {
+    async connect() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return client;
+    },
+    lock: (table) => ['begin', `lock table ${table} in access exclusive mode`],
+    unlock: 'commit',
+  });
+}
+
+/** A connection of its own, and how a dialect locks a table on it from other sessions and lets go. */
+interface Session {
+  connect(): Promise<{ query(statement: string): Promise<unknown>; end(): Promise<void> }>;
+  lock(table: string): string[];
+  unlock: string;
+}
+
+function classicServer<P extends { end(): Promise<void> }>(
+  opened: Opened,
+  pool: P,
+  session: Session,
+): ClassicServer<P> {
+  const url = opened.database.url!;
   return {
     pool,
     url,
     name: new URL(url).pathname.slice(1),
-    admin,
+    async admin(statement) {
+      const connection = await session.connect();
+      await connection.query(statement);
+      await connection.end();
+    },
     async freeze(table, ms) {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query('begin');
-      await client.query(`lock table ${table} in access exclusive mode`);
+      const connection = await session.connect();
+      for (const statement of session.lock(table)) await connection.query(statement);
       const lockedAt = performance.now();
       await sleep(ms);
       const unlockedAt = performance.now();
-      await client.query('commit');
-      await client.end();
+      await connection.query(session.unlock);
+      await connection.end();
       return { lockedAt, unlockedAt };
     },
     async close(passed) {
