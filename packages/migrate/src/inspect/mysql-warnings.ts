@@ -2,7 +2,7 @@ import type { SqlExecutor } from '@sheaf/core';
 import type { Inspection, MigrationWarning, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart, nameKey } from '../names.js';
 import { insertsInto, type KeyNames, keyNames, referencedTable, word } from './reference-names.js';
-import { type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
+import { type BodyInteger, type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
 
 const integerTypes = "('tinyint', 'smallint', 'mediumint', 'int')";
 
@@ -47,8 +47,20 @@ const sequenceUsersSql = `
   from information_schema.columns
   where table_schema = database() and column_default like '%nextval(%'`;
 
-// A DECLARE of a 8- to 32-bit integer variable.
-const bodyInteger = /\bdeclare\b[^;]*?(?<![\w$])(tinyint|smallint|mediumint|int|integer)(?![\w$])/i;
+const bodyIntegers: readonly BodyInteger[] = [
+  {
+    pattern: /\bdeclare\b[^;]*?(?<![\w$])(tinyint|smallint|mediumint|int|integer)(?![\w$])/i,
+    what: 'integer variables declared in its body',
+  },
+  {
+    // Sakila's rewards_report: `create temporary table tmpCustomer (customer_id smallint unsigned …)`.
+    pattern:
+      /\bcreate\s+(?:temporary\s+)?table\b[^;]*?[(,]\s*`?(?:\w*_)?id`?\s+(?:tinyint|smallint|mediumint|int|integer)(?![\w$])/i,
+    what: 'integer id columns of tables its body creates',
+  },
+];
+// BOOLEAN is tinyint(1): a flag (Sakila's inventory_in_stock returns one), never a key.
+const isBoolean = (type: string) => /^tinyint\(1\)/i.test(type);
 const callsLastInsertId = /(?<![\w$])last_insert_id\s*\(\s*\)/i;
 
 interface RoutineRow {
@@ -92,7 +104,7 @@ export async function mysqlWarnings(
   return [
     ...lastInsertId(inspection.tables),
     ...routines.flatMap((routine) => lastInsertIdCall(routine, migrated) ?? []),
-    ...routines.flatMap((routine) => routineWarning(routine, names, bodyInteger, 'mysql') ?? []),
+    ...routines.flatMap((routine) => routineWarning(routine, names, bodyIntegers, 'mysql') ?? []),
     ...(await unlinkedColumns(session, inspection, names)),
     ...(await keptSequences(session, inspection.tables)),
   ];
@@ -110,7 +122,7 @@ async function readRoutines(session: SqlExecutor): Promise<RoutineFacts[]> {
     const name = { schema: row.schema_name, name: row.name };
     const args = all.filter((p) => Number(p.position) > 0).map((p) => `${p.name} ${p.type}`);
     const integers = all.flatMap((p): IntegerSlot[] =>
-      integerTypes.includes(`'${p.data_type.toLowerCase()}'`)
+      integerTypes.includes(`'${p.data_type.toLowerCase()}'`) && !isBoolean(p.type)
         ? [{ name: p.name, type: p.type, result: Number(p.position) === 0 || p.mode?.toUpperCase() === 'OUT' }]
         : [],
     );

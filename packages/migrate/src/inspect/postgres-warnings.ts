@@ -2,7 +2,7 @@ import type { SqlExecutor } from '@sheaf/core';
 import type { Inspection, MigrationWarning, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart, nameKey } from '../names.js';
 import { insertsInto, type KeyNames, keyNames, referencedTable, word } from './reference-names.js';
-import { type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
+import { type BodyInteger, type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
 
 const userSchemas = `n.nspname not in ('pg_catalog', 'information_schema', 'sheaf') and n.nspname !~ '^pg_'`;
 
@@ -64,7 +64,12 @@ const sequenceUsersSql = `
   where sn.nspname = $1 and s.relname = $2 and s.relkind = 'S'`;
 
 // A declaration or cast to a 16- or 32-bit integer: `v integer;`, `$1::int`, `cast(x as int4)`.
-const bodyInteger = /(?<![\w$])(integer|int|int2|int4|smallint|serial|smallserial)(?![\w$])/i;
+const bodyIntegers: readonly BodyInteger[] = [
+  {
+    pattern: /(?<![\w$])(integer|int|int2|int4|smallint|serial|smallserial)(?![\w$])/i,
+    what: 'integer variables or casts in its body',
+  },
+];
 
 /**
  * What a PostgreSQL migration leaves as it is and may break (see {@link MigrationWarning}): routines
@@ -79,7 +84,7 @@ export async function postgresWarnings(
   const names = keyNames(inspection.tables, inspection.columns);
   const routines = await session.query<RoutineRow>(routinesSql);
   return [
-    ...routines.flatMap((row) => routineWarning(facts(row), names, bodyInteger, 'postgres') ?? []),
+    ...routines.flatMap((row) => routineWarning(facts(row), names, bodyIntegers, 'postgres') ?? []),
     ...routines.flatMap((row) => sequenceCall(row, inspection.tables) ?? []),
     ...(await unlinkedColumns(session, inspection, names)),
     ...(await keptSequences(session, inspection.tables)),

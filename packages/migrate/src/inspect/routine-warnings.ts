@@ -16,6 +16,12 @@ export interface RoutineFacts {
   readonly firesOn: readonly QualifiedName[];
 }
 
+/** A pattern of the body that declares an integer where a key may land, and how the plan names it. */
+export interface BodyInteger {
+  readonly pattern: RegExp;
+  readonly what: string;
+}
+
 export interface IntegerSlot {
   readonly name: string;
   readonly type: string;
@@ -33,14 +39,14 @@ const idLike = (name: string) => /(^|_)id$/i.test(name) || /[a-z0-9]Id$/.test(na
  *   `p_customer_id`, `customerId`; not the bare `id`), whatever the body does; or,
  * - when it handles those keys — fires on, or names in its body, a table whose key or references
  *   change, and names one of the changing columns (`id`, `customer_id`) — every integer parameter
- *   or OUT column named like an id or unnamed, an integer return type, and integer variables or
- *   casts in the body (`bodyInteger`, the dialect's pattern).
+ *   or OUT column named like an id or unnamed, an integer return type, and integers the body
+ *   declares (`bodyIntegers`, the dialect's patterns: variables, casts, columns of tables it creates).
  * Anything else, such as an integer `quantity` parameter of a routine that reads `orders`, is left out.
  */
 export function routineWarning(
   facts: RoutineFacts,
   names: KeyNames,
-  bodyInteger: RegExp,
+  bodyIntegers: readonly BodyInteger[],
   dialect: DialectName,
 ): MigrationWarning | undefined {
   const touched = new Set(names.tables.map(nameKey));
@@ -53,27 +59,29 @@ export function routineWarning(
     if (slot.name === '') return [slot.result ? `its return type ${slot.type}` : `an unnamed ${slot.type} parameter`];
     return [`${slot.result ? 'result' : 'parameter'} ${slot.name} ${slot.type}`];
   });
-  if (handlesKeys && bodyInteger.test(facts.body)) suspects.push(bodyUses[dialect]);
+  if (handlesKeys) suspects.push(...bodyIntegers.filter((b) => b.pattern.test(facts.body)).map((b) => b.what));
   if (suspects.length === 0) return undefined;
+  const takesKeys = suspects.some((s) => s.startsWith('parameter ') || s.startsWith('an unnamed '));
   const handles = tables.length > 0 ? ` (it handles ${tables.map((t) => display(t, dialect)).join(', ')})` : '';
   return {
     kind: 'routine',
     objects: [{ type: facts.type, schema: facts.name.schema, name: facts.name.name }],
     message:
       `${facts.label} may be given migrated keys in ${list(suspects)}${handles}: sheaf ids do not fit ` +
-      `there (${overflow[dialect]}); change them to bigint`,
+      `there (${dialect === 'postgres' && takesKeys ? overloadGone : overflow[dialect]}); change them to bigint`,
   };
 }
-
-const bodyUses: Record<DialectName, string> = {
-  postgres: 'integer variables or casts in its body',
-  mysql: 'integer variables declared in its body',
-};
 
 const overflow: Record<DialectName, string> = {
   postgres: 'calls fail with "integer out of range"',
   mysql: 'calls fail with "Out of range value", or clamp to the largest int outside strict mode',
 };
+
+// PostgreSQL casts bigint to integer only on assignment, never to pick a function: a caller passing a
+// widened column (Pagila's film_in_stock calls inventory_in_stock(inventory_id)) breaks at commit.
+const overloadGone =
+  'a call passing a bigint, such as a widened key column, fails with "function … does not exist" from the ' +
+  'moment the migration commits, and sheaf ids fail with "integer out of range"';
 
 const list = (items: readonly string[]) =>
   items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
