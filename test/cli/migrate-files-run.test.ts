@@ -6,7 +6,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeId, type SqlExecutor } from '@sheaf/core';
+import { decodeId } from '@sheaf/core';
 import { afterAll, expect, it } from 'vitest';
 import { fingerprintMysql } from '../../packages/migrate/src/apply/fingerprint-mysql.js';
 import { describeTargets } from '../support/database.js';
@@ -67,25 +67,13 @@ const postgres: Side = {
   notShown: /`a`/,
 };
 
-async function mysqlForeignKeys(sql: SqlExecutor) {
-  return sql.query(
-    `select r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule,
-       group_concat(k.column_name, '>', k.referenced_column_name order by k.ordinal_position) as pairs
-     from information_schema.referential_constraints r
-     join information_schema.key_column_usage k on k.constraint_schema = r.constraint_schema
-       and k.constraint_name = r.constraint_name and k.table_name = r.table_name
-     where r.constraint_schema = database()
-     group by 1, 2, 3, 4, 5 order by 1, 2`,
-  );
-}
-
 const mariadb: Side = {
   fixture: () => my.fixtureDatabase(),
   // The migrators' bookkeeping tables (knex_migrations, __drizzle_migrations) appear after: only the fixture's count.
   state: (url) =>
     my.withMysql(url, async (sql) => {
       const tables = (await my.userTables(sql)).filter((t) => !/^(knex_|__drizzle)/.test(t.name));
-      return { data: await fingerprintMysql(sql, tables), foreignKeys: await mysqlForeignKeys(sql) };
+      return { data: await fingerprintMysql(sql, tables), foreignKeys: await my.foreignKeys(sql) };
     }),
   checkMigrated: (url) =>
     my.withMysql(url, async (sql) => {

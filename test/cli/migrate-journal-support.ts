@@ -6,7 +6,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, afterEach } from 'vitest';
 import { fingerprintMysql } from '../../packages/migrate/src/apply/fingerprint-mysql.js';
 import { mysqlUrl, withDatabase } from '../support/targets.js';
-import { fixtureShard, userTables, withMysql } from './migrate-mysql-support.js';
+import { fixtureShard, foreignKeys, userTables, withMysql } from './migrate-mysql-support.js';
 
 /** The journal fixture's statements, split on sheaf's break marker as a driver must run them. */
 const statements = readFileSync(new URL('../fixtures/migrate/mysql-journal.sql', import.meta.url), 'utf8')
@@ -163,18 +163,5 @@ function triggers(sql: SqlExecutor) {
   return sql.query(
     `select trigger_name, event_object_table, action_timing, event_manipulation, action_order, action_statement
      from information_schema.triggers where trigger_schema = database() order by trigger_name`,
-  );
-}
-
-function foreignKeys(sql: SqlExecutor) {
-  return sql.query(
-    `select r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule,
-       group_concat(k.column_name, '>', k.referenced_column_name order by k.ordinal_position) as pairs
-     from information_schema.referential_constraints r
-     join information_schema.key_column_usage k on k.constraint_schema = r.constraint_schema
-       and k.constraint_name = r.constraint_name and k.table_name = r.table_name
-     where r.constraint_schema = database()
-     group by r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule
-     order by r.table_name, r.constraint_name`,
   );
 }

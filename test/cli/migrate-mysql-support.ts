@@ -84,6 +84,20 @@ export async function snapshot(
   return { ddl, data: await fingerprintMysql(sql, tables), triggers: triggers.map((row) => row.name) };
 }
 
+/** Every foreign key of the current database with its column pairs and rules, to compare before and after. */
+export function foreignKeys(sql: SqlExecutor): Promise<Record<string, unknown>[]> {
+  return sql.query(
+    `select r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule,
+       group_concat(k.column_name, '>', k.referenced_column_name order by k.ordinal_position) as pairs
+     from information_schema.referential_constraints r
+     join information_schema.key_column_usage k on k.constraint_schema = r.constraint_schema
+       and k.constraint_name = r.constraint_name and k.table_name = r.table_name
+     where r.constraint_schema = database()
+     group by r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule
+     order by r.table_name, r.constraint_name`,
+  );
+}
+
 /** The type of every column of the current database, as `table.column: type`. */
 export async function columnTypes(sql: SqlExecutor): Promise<Record<string, string>> {
   const rows = await sql.query<{ name: string; type: string }>(

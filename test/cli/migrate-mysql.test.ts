@@ -14,6 +14,7 @@ import {
   columnTypes,
   fixtureDatabase,
   fixtureShard,
+  foreignKeys,
   loadFixture,
   nasty,
   snapshot,
@@ -67,20 +68,6 @@ async function plan(url: string, args: readonly string[] = ['--all']): Promise<P
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout) as Plan;
-}
-
-/** Foreign keys with their columns and rules, to compare before and after. */
-function foreignKeys(sql: SqlExecutor) {
-  return sql.query(
-    `select r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule,
-       group_concat(k.column_name, '>', k.referenced_column_name order by k.ordinal_position) as pairs
-     from information_schema.referential_constraints r
-     join information_schema.key_column_usage k on k.constraint_schema = r.constraint_schema
-       and k.constraint_name = r.constraint_name and k.table_name = r.table_name
-     where r.constraint_schema = database()
-     group by r.table_name, r.constraint_name, r.referenced_table_name, r.update_rule, r.delete_rule
-     order by r.table_name, r.constraint_name`,
-  );
 }
 
 describeTargets(
