@@ -1,62 +1,18 @@
 import { SheafError } from '../errors.js';
 import type { Database } from '../executors/executor-of.js';
-import { detailValue, formatArgument } from '../format.js';
 import { BurnRate } from './burn-rate.js';
 import type { Clock } from './clock.js';
 import { nextStep } from './dynamic-step.js';
-import { type IdKind, type IdOf, idKind } from './id-kind.js';
+import type { IdKind, IdOf } from './id-kind.js';
 import type { LeafAllocSource } from './leaf-alloc-source.js';
 import { messageOf } from './message-of.js';
-import {
-  booleanOption,
-  clockOption,
-  intOption,
-  numberOption,
-  optionsObject,
-  type RetryOptions,
-  retryOptions,
-} from './options.js';
 import { Refill } from './refill.js';
 import type { Segment } from './segment-alloc.js';
+import { type SegmentGeneratorOptions, type StepSettings, segmentSettings } from './segment-options.js';
 import type { SegmentDatabaseStatus, SegmentSource } from './segment-source.js';
 import { segmentSourceOf } from './segment-source-of.js';
 
-/** Leaf's ceiling on the dynamic step. */
-const defaultMaxStep = 1_000_000;
-
-/**
- * What {@link SegmentGenerator} takes; every option but `bizTag` has a default.
- *
- * @example
- * const options: SegmentGeneratorOptions = { bizTag: 'orders', maxStep: 500_000, waitTimeoutMs: 2000 };
- */
-export interface SegmentGeneratorOptions<K extends IdKind = 'number'> {
-  /**
-   * The row of `sheaf.segments` to allocate from (create it with `sheaf.create_segment`; MySQL:
-   * `sheaf_create_segment`; over several databases `create_segment_class`), or of a Leaf table.
-   */
-  readonly bizTag: string;
-  /** `'number'` (default; ids must stay below 2^53) or `'bigint'`. */
-  readonly ids?: K;
-  /** Size of the first segment; default: the row's `step`. */
-  readonly step?: number;
-  /** Smallest dynamic step; default: the first segment's size. */
-  readonly minStep?: number;
-  /** Largest dynamic step; default 1,000,000 (Leaf's). */
-  readonly maxStep?: number;
-  /** Double or halve the step so a segment lasts 15–30 minutes (default true). */
-  readonly dynamicStep?: boolean;
-  /** Fraction of a segment used when the next one is fetched (default 0.1). */
-  readonly prefetchRatio?: number;
-  /** How long `next()` waits for a segment when both buffers are empty (default 5000 ms). */
-  readonly waitTimeoutMs?: number;
-  /** How long one allocation query may take before it counts as failed, per database (default 10,000 ms). */
-  readonly queryTimeoutMs?: number;
-  /** Backoff between failed allocations, and how long a failed database is skipped (default 100 ms doubling to 10 s). */
-  readonly retry?: RetryOptions;
-  /** Wall clock for the dynamic step, monotonic clock for waits (default {@link systemClock}). */
-  readonly clock?: Clock;
-}
+export type { SegmentGeneratorOptions } from './segment-options.js';
 
 /**
  * What {@link SegmentGenerator.stats} reports.
@@ -113,12 +69,11 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
   private prefetchAt = 0;
   private spare: Segment | undefined;
   private readonly bigint: boolean;
-  private readonly kind: IdKind;
   private readonly source: SegmentSource;
   private readonly clock: Clock;
   private readonly refill: Refill<Segment>;
   private readonly stop = new AbortController();
-  private readonly settings: { step?: number; minStep?: number; maxStep: number; dynamic: boolean; ratio: number };
+  private readonly settings: StepSettings;
   private readonly waitTimeoutMs: number;
   private readonly queryTimeoutMs: number;
   private readonly burn: BurnRate;
@@ -128,32 +83,15 @@ export class SegmentGenerator<K extends IdKind = 'number'> {
   private issuedBefore = 0;
 
   constructor(db: Database | readonly Database[] | LeafAllocSource, given: SegmentGeneratorOptions<K>) {
-    const options = optionsObject('SegmentGenerator', given);
-    if (typeof options.bizTag !== 'string' || options.bizTag === '') {
-      throw new SheafError('INVALID_ARGUMENT', `bizTag must be non-empty text, not ${formatArgument(options.bizTag)}`, {
-        details: { option: 'bizTag', value: detailValue(options.bizTag) },
-      });
-    }
-    this.bizTag = options.bizTag;
-    this.kind = idKind(options.ids, 'number');
-    this.bigint = this.kind === 'bigint';
-    this.clock = clockOption(options.clock);
-    const maxStep = intOption('maxStep', options.maxStep, defaultMaxStep, 1, 2 ** 31 - 1);
-    const minStep = options.minStep === undefined ? undefined : intOption('minStep', options.minStep, 1, 1, maxStep);
-    const step = options.step === undefined ? undefined : intOption('step', options.step, 1, minStep ?? 1, maxStep);
-    this.settings = {
-      ...(step === undefined ? {} : { step }),
-      ...(minStep === undefined ? {} : { minStep }),
-      maxStep,
-      dynamic: booleanOption('dynamicStep', options.dynamicStep, true),
-      ratio: numberOption('prefetchRatio', options.prefetchRatio, 0.1, 0, 1),
-    };
-    this.waitTimeoutMs = intOption('waitTimeoutMs', options.waitTimeoutMs, 5000, 0, 2 ** 31 - 1);
-    const retry = retryOptions(options.retry, 100, 10_000);
-    const queryTimeoutMs = intOption('queryTimeoutMs', options.queryTimeoutMs, 10_000, 1, 2 ** 31 - 1);
+    const { bizTag, kind, clock, steps, waitTimeoutMs, queryTimeoutMs, retry } = segmentSettings(given);
+    this.bizTag = bizTag;
+    this.bigint = kind === 'bigint';
+    this.clock = clock;
+    this.settings = steps;
+    this.waitTimeoutMs = waitTimeoutMs;
     this.queryTimeoutMs = queryTimeoutMs;
     const closed = () => this.closedError();
-    const { bizTag, kind, clock, stop } = this;
+    const { stop } = this;
     this.source = segmentSourceOf(db, { bizTag, kind, clock, queryTimeoutMs, retry, signal: stop.signal, closed });
     this.refill = new Refill(
       () => this.fetch(),
