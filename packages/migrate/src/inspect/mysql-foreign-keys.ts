@@ -14,7 +14,8 @@ export interface MysqlForeignKey extends ForeignKey {
   readonly pairs: readonly { readonly from: MysqlColumnRef; readonly to: MysqlColumnRef }[];
 }
 
-interface ForeignKeyRow {
+/** One column pair of a foreign key, as information_schema.key_column_usage gives it. */
+export interface ForeignKeyColumnRow {
   schema_name: string;
   table_name: string;
   constraint_name: string;
@@ -22,6 +23,9 @@ interface ForeignKeyRow {
   ref_schema: string;
   ref_table: string;
   ref_column: string;
+}
+
+interface ForeignKeyRow extends ForeignKeyColumnRow {
   update_rule: string;
   delete_rule: string;
 }
@@ -48,7 +52,7 @@ const isSignedBigint = (column: MysqlColumn) => column.baseType === 'bigint' && 
  * references one that would keep a narrower type: the constraint could not be re-created.
  */
 export async function mysqlKeyClosure(executor: SqlExecutor, keys: readonly MysqlColumn[]): Promise<MysqlKeyClosure> {
-  const foreignKeys = group(await executor.query<ForeignKeyRow>(foreignKeysSql));
+  const foreignKeys = byConstraint(await executor.query<ForeignKeyRow>(foreignKeysSql)).map(toForeignKey);
   const schemas = foreignKeys.flatMap((fk) => [fk.table.schema, fk.references.schema]);
   const columns = await readMysqlColumns(executor, [...schemas, ...keys.map((key) => key.table.schema)]);
   const reached = new Map(keys.map((key) => [columnKey(key), key]));
@@ -89,13 +93,14 @@ function checkPairs(fk: MysqlForeignKey, changing: ReadonlySet<string>, columns:
   }
 }
 
-function group(rows: readonly ForeignKeyRow[]): MysqlForeignKey[] {
-  const byName = new Map<string, ForeignKeyRow[]>();
+/** The rows of each constraint together, in the order they came (the queries order them by key position). */
+export function byConstraint<R extends ForeignKeyColumnRow>(rows: readonly R[]): R[][] {
+  const groups = new Map<string, R[]>();
   for (const row of rows) {
     const key = JSON.stringify([row.schema_name, row.table_name, row.constraint_name]);
-    byName.set(key, [...(byName.get(key) ?? []), row]);
+    groups.set(key, [...(groups.get(key) ?? []), row]);
   }
-  return [...byName.values()].map(toForeignKey);
+  return [...groups.values()];
 }
 
 function toForeignKey(rows: readonly ForeignKeyRow[]): MysqlForeignKey {

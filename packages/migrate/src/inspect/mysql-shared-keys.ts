@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '@sheaf/core';
 import { display, displayPart } from '../names.js';
+import { byConstraint, type ForeignKeyColumnRow } from './mysql-foreign-keys.js';
 import { sharedKeyReason } from './shared-key-reason.js';
 
 // Every column pair of the foreign keys of the current database's tables onto another table.
@@ -11,16 +12,6 @@ const foreignKeysSql = `
     and not (referenced_table_schema = table_schema and referenced_table_name = table_name)
   order by table_name, constraint_name, ordinal_position`;
 
-interface ForeignKeyRow {
-  schema_name: string;
-  table_name: string;
-  constraint_name: string;
-  column_name: string;
-  ref_schema: string;
-  ref_table: string;
-  ref_column: string;
-}
-
 /**
  * Tables of the current database whose single-column primary key (from `keys`, table → key columns)
  * is also the whole of a foreign key to another table, a shared one-to-one key, by table name, each
@@ -30,13 +21,8 @@ export async function mysqlSharedKeys(
   session: SqlExecutor,
   keys: ReadonlyMap<string, readonly string[]>,
 ): Promise<Map<string, string>> {
-  const byConstraint = new Map<string, ForeignKeyRow[]>();
-  for (const row of await session.query<ForeignKeyRow>(foreignKeysSql)) {
-    const id = JSON.stringify([row.table_name, row.constraint_name]);
-    byConstraint.set(id, [...(byConstraint.get(id) ?? []), row]);
-  }
   const shared = new Map<string, string>();
-  for (const [row, ...more] of byConstraint.values()) {
+  for (const [row, ...more] of byConstraint(await session.query<ForeignKeyColumnRow>(foreignKeysSql))) {
     const key = keys.get(row?.table_name ?? '');
     if (!row || more.length > 0 || key?.length !== 1 || key[0] !== row.column_name || shared.has(row.table_name)) {
       continue;
