@@ -1,4 +1,4 @@
-import { classicTickets, install, TicketClient } from '@sheaf/core';
+import { classicTickets, install, TicketClient, type TicketSource } from '@sheaf/core';
 import mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,17 @@ function summary(calls: readonly Call[], outage: { lockedAt: number; unlockedAt:
   };
 }
 
+/** A client over an odd and an even server of step 2, checked; its statuses for each kind's own assertions. */
+async function oddEvenClient(odd: TicketSource, even: TicketSource) {
+  const tickets = new TicketClient([odd, even], { name: 'Tickets64', ...failover });
+  const statuses = await tickets.check();
+  expect(statuses.map(({ step, offset }) => [step, offset])).toEqual([
+    [2, 1],
+    [2, 2],
+  ]);
+  return { tickets, statuses };
+}
+
 /**
  * 16 callers take tickets while `freeze` blocks the even server mid-run: no duplicate, no error,
  * only odd tickets meanwhile.
@@ -96,15 +107,7 @@ describe.skipIf(noMariadb)('classic Tickets64 on MariaDB', () => {
       const odd = keep(await mariadbClassic(2, 1));
       const even = keep(await mariadbClassic(2, 2));
       for (const server of [odd, even]) await server.admin(flickrTable('Tickets64', engine));
-      const tickets = new TicketClient([classicTickets(odd.pool), classicTickets(even.pool)], {
-        name: 'Tickets64',
-        ...failover,
-      });
-      const statuses = await tickets.check();
-      expect(statuses.map(({ step, offset }) => [step, offset])).toEqual([
-        [2, 1],
-        [2, 2],
-      ]);
+      const { tickets, statuses } = await oddEvenClient(classicTickets(odd.pool), classicTickets(even.pool));
       expect(statuses[1]!.series).toMatch(
         new RegExp(`^${even.name} on .+:3306: table Tickets64, auto_increment_increment 2, auto_increment_offset 2$`),
       );
@@ -290,15 +293,7 @@ describe.skipIf(noPostgres)('classic ticket tables on PostgreSQL', () => {
     await odd.admin(pgTable('"Tickets64"', 2, 1, 'by default'));
     // GENERATED ALWAYS is updated to DEFAULT, which draws twice: the even tickets step by 4.
     await even.admin(pgTable('"Tickets64"', 2, 2, 'always'));
-    const tickets = new TicketClient([classicTickets(odd.pool), classicTickets(even.pool)], {
-      name: 'Tickets64',
-      ...failover,
-    });
-    const statuses = await tickets.check();
-    expect(statuses.map(({ step, offset }) => [step, offset])).toEqual([
-      [2, 1],
-      [2, 2],
-    ]);
+    const { tickets, statuses } = await oddEvenClient(classicTickets(odd.pool), classicTickets(even.pool));
     expect(statuses[0]!.series).toContain('table Tickets64, sequence "Tickets64_id_seq" increment 2 start 1');
     await expectOddWhileEvenFrozen(
       'classic on PostgreSQL',
