@@ -1,8 +1,9 @@
 import type { SqlExecutor } from '@sheaf/core';
 import type { Inspection, MigrationWarning, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart, nameKey } from '../names.js';
-import { insertsInto, type KeyNames, keyNames, referencedTable, word } from './reference-names.js';
+import { insertsInto, type KeyNames, keyNames, word } from './reference-names.js';
 import { type BodyInteger, type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
+import { unlinkedColumnWarnings } from './unlinked-columns.js';
 
 const integerTypes = "('tinyint', 'smallint', 'mediumint', 'int')";
 
@@ -199,25 +200,15 @@ async function unlinkedColumns(
   inspection: Pick<Inspection, 'columns'>,
   names: KeyNames,
 ): Promise<MigrationWarning[]> {
-  const widened = new Set(inspection.columns.map((c) => `${nameKey(c.table)}.${c.column}`));
   const rows = await session.query<{ schema_name: string; table_name: string; column_name: string; type: string }>(
     unlinkedSql,
   );
-  return rows.flatMap((row) => {
-    const table = { schema: row.schema_name, name: row.table_name };
-    const target = referencedTable(names, row.column_name);
-    if (!target || nameKey(target) === nameKey(table) || widened.has(`${nameKey(table)}.${row.column_name}`)) return [];
-    return [
-      {
-        kind: 'unlinked-column' as const,
-        objects: [{ type: 'column' as const, ...table, column: row.column_name }],
-        message:
-          `${display(table, 'mysql')}.${displayPart(row.column_name, 'mysql')} (${row.type}) looks like a reference to ` +
-          `${display(target, 'mysql')} but has no foreign key, so it is not widened and sheaf ids will not fit it: ` +
-          'declare the foreign key before migrating, or change it to bigint',
-      },
-    ];
-  });
+  const candidates = rows.map((row) => ({
+    table: { schema: row.schema_name, name: row.table_name },
+    column: row.column_name,
+    type: row.type,
+  }));
+  return unlinkedColumnWarnings(candidates, inspection, names, 'mysql');
 }
 
 /** MariaDB sequences that fed migrated keys: the migration drops those defaults and keeps the sequences. */

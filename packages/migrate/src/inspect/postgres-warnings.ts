@@ -1,8 +1,9 @@
 import type { SqlExecutor } from '@sheaf/core';
 import type { Inspection, MigrationWarning, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart, nameKey } from '../names.js';
-import { insertsInto, type KeyNames, keyNames, referencedTable, word } from './reference-names.js';
+import { insertsInto, type KeyNames, keyNames, word } from './reference-names.js';
 import { type BodyInteger, type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
+import { unlinkedColumnWarnings } from './unlinked-columns.js';
 
 const userSchemas = `n.nspname not in ('pg_catalog', 'information_schema', 'sheaf') and n.nspname !~ '^pg_'`;
 
@@ -141,23 +142,13 @@ async function unlinkedColumns(
   inspection: Pick<Inspection, 'columns'>,
   names: KeyNames,
 ): Promise<MigrationWarning[]> {
-  const widened = new Set(inspection.columns.map((c) => `${nameKey(c.table)}.${c.column}`));
   const rows = await session.query<{ schema: string; table: string; column: string; type: string }>(unlinkedSql);
-  return rows.flatMap((row) => {
-    const table = { schema: row.schema, name: row.table };
-    const target = referencedTable(names, row.column);
-    if (!target || nameKey(target) === nameKey(table) || widened.has(`${nameKey(table)}.${row.column}`)) return [];
-    return [
-      {
-        kind: 'unlinked-column' as const,
-        objects: [{ type: 'column' as const, schema: row.schema, name: row.table, column: row.column }],
-        message:
-          `${display(table)}.${displayPart(row.column)} (${row.type}) looks like a reference to ${display(target)} ` +
-          'but has no foreign key, so it is not widened and sheaf ids will not fit it: declare the foreign key ' +
-          'before migrating, or change it to bigint',
-      },
-    ];
-  });
+  const candidates = rows.map((row) => ({
+    table: { schema: row.schema, name: row.table },
+    column: row.column,
+    type: row.type,
+  }));
+  return unlinkedColumnWarnings(candidates, inspection, names, 'postgres');
 }
 
 /** One warning per sequence that fed migrated keys and stays, since no migrated key owns it alone. */
