@@ -166,12 +166,17 @@ describeTargets('SnowflakeGenerator', (db) => {
     const time = steppedClock();
     const generator = await start({ clock: time.clock });
     const before = generator.next();
-    time.step(-3);
+    const lastMs = decodeId(before).ms;
+    // 3 ms behind the last id's millisecond, wherever the clock got to meanwhile (a busy machine).
+    time.step(lastMs - 3 - time.clock.now());
+    const behindMs = lastMs - time.clock.now();
     const waitStarted = performance.now();
     const after = generator.next();
-    expect(performance.now() - waitStarted).toBeGreaterThanOrEqual(1);
+    // It returned only once the clock was back at the last id's millisecond, having waited for it.
+    expect(time.clock.now()).toBeGreaterThanOrEqual(lastMs);
+    expect(performance.now() - waitStarted).toBeGreaterThanOrEqual(behindMs - 1);
     expect(after > before).toBe(true);
-    expect(decodeId(after).ms).toBeGreaterThanOrEqual(decodeId(before).ms);
+    expect(decodeId(after).ms).toBeGreaterThanOrEqual(lastMs);
     time.step(-1000);
     expectSheafError(() => generator.next(), 'CLOCK_MOVED_BACKWARDS', 'moved backwards by', 'maxBackwardsMs 5');
     time.step(1000);
