@@ -1,9 +1,9 @@
 import type { SqlExecutor } from '@sheaf/core';
 import type { Inspection, MigrationWarning, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart, nameKey } from '../names.js';
-import { insertsInto, type KeyNames, keyNames, word } from './reference-names.js';
+import { insertsInto, keyNames, word } from './reference-names.js';
 import { type BodyInteger, type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
-import { unlinkedColumnWarnings } from './unlinked-columns.js';
+import { unlinkedColumns } from './unlinked-columns.js';
 
 const integerTypes = "('tinyint', 'smallint', 'mediumint', 'int')";
 
@@ -106,7 +106,7 @@ export async function mysqlWarnings(
     ...lastInsertId(inspection.tables),
     ...routines.flatMap((routine) => lastInsertIdCall(routine, migrated) ?? []),
     ...routines.flatMap((routine) => routineWarning(routine, names, bodyIntegers, 'mysql') ?? []),
-    ...(await unlinkedColumns(session, inspection, names)),
+    ...(await unlinkedColumns(session, unlinkedSql, inspection, names, 'mysql')),
     ...(await keptSequences(session, inspection.tables)),
   ];
 }
@@ -193,22 +193,6 @@ function lastInsertIdCall(routine: RoutineFacts, migrated: readonly QualifiedNam
       `${routine.label} inserts into ${written.map((t) => display(t, 'mysql')).join(', ')} and calls LAST_INSERT_ID(): ` +
       `after the migration that returns 0 or an earlier insert's id, not the new row's; ${instead}, or use insert … returning id`,
   };
-}
-
-async function unlinkedColumns(
-  session: SqlExecutor,
-  inspection: Pick<Inspection, 'columns'>,
-  names: KeyNames,
-): Promise<MigrationWarning[]> {
-  const rows = await session.query<{ schema_name: string; table_name: string; column_name: string; type: string }>(
-    unlinkedSql,
-  );
-  const candidates = rows.map((row) => ({
-    table: { schema: row.schema_name, name: row.table_name },
-    column: row.column_name,
-    type: row.type,
-  }));
-  return unlinkedColumnWarnings(candidates, inspection, names, 'mysql');
 }
 
 /** MariaDB sequences that fed migrated keys: the migration drops those defaults and keeps the sequences. */

@@ -1,9 +1,9 @@
 import type { SqlExecutor } from '@sheaf/core';
 import type { Inspection, MigrationWarning, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart, nameKey } from '../names.js';
-import { insertsInto, type KeyNames, keyNames, word } from './reference-names.js';
+import { insertsInto, keyNames, word } from './reference-names.js';
 import { type BodyInteger, type IntegerSlot, type RoutineFacts, routineWarning } from './routine-warnings.js';
-import { unlinkedColumnWarnings } from './unlinked-columns.js';
+import { unlinkedColumns } from './unlinked-columns.js';
 
 const userSchemas = `n.nspname not in ('pg_catalog', 'information_schema', 'sheaf') and n.nspname !~ '^pg_'`;
 
@@ -44,7 +44,8 @@ interface RoutineRow {
 
 // Integer columns in no foreign key, named like an id: candidates for references nobody declared.
 const unlinkedSql = `
-  select n.nspname as schema, c.relname as table, a.attname as column, format_type(a.atttypid, a.atttypmod) as type
+  select n.nspname as schema_name, c.relname as table_name, a.attname as column_name,
+    format_type(a.atttypid, a.atttypmod) as type
   from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
   where c.relkind in ('r', 'p') and not c.relispartition and a.attnum > 0 and not a.attisdropped
     and a.atttypid in (21, 23) and a.attname ~* 'id$' and ${userSchemas}
@@ -87,7 +88,7 @@ export async function postgresWarnings(
   return [
     ...routines.flatMap((row) => routineWarning(facts(row), names, bodyIntegers, 'postgres') ?? []),
     ...routines.flatMap((row) => sequenceCall(row, inspection.tables) ?? []),
-    ...(await unlinkedColumns(session, inspection, names)),
+    ...(await unlinkedColumns(session, unlinkedSql, inspection, names, 'postgres')),
     ...(await keptSequences(session, inspection.tables)),
   ];
 }
@@ -135,20 +136,6 @@ function sequenceCall(row: RoutineRow, tables: readonly TableToMigrate[]): Migra
       `${label} ${calls.join(', and ')}: once keys come from sheaf.next_id() no sequence value is taken for ` +
       'new rows; read the new id with insert … returning instead',
   };
-}
-
-async function unlinkedColumns(
-  session: SqlExecutor,
-  inspection: Pick<Inspection, 'columns'>,
-  names: KeyNames,
-): Promise<MigrationWarning[]> {
-  const rows = await session.query<{ schema: string; table: string; column: string; type: string }>(unlinkedSql);
-  const candidates = rows.map((row) => ({
-    table: { schema: row.schema, name: row.table },
-    column: row.column,
-    type: row.type,
-  }));
-  return unlinkedColumnWarnings(candidates, inspection, names, 'postgres');
 }
 
 /** One warning per sequence that fed migrated keys and stays, since no migrated key owns it alone. */

@@ -1,13 +1,14 @@
-import type { DialectName } from '@sheaf/core';
-import type { Inspection, MigrationWarning, QualifiedName } from '../model.js';
+import type { DialectName, SqlExecutor } from '@sheaf/core';
+import type { Inspection, MigrationWarning } from '../model.js';
 import { display, displayPart, nameKey } from '../names.js';
 import { type KeyNames, referencedTable } from './reference-names.js';
 
-/** An integer column named like an id and in no foreign key, as a dialect's catalog query finds it. */
-export interface IdColumnWithoutKey {
-  readonly table: QualifiedName;
-  readonly column: string;
-  readonly type: string;
+/** What a dialect's `candidatesSql` returns: integer columns named like an id and in no foreign key. */
+interface CandidateRow {
+  schema_name: string;
+  table_name: string;
+  column_name: string;
+  type: string;
 }
 
 /**
@@ -15,22 +16,25 @@ export interface IdColumnWithoutKey {
  * foreign key: nothing tells the migration to widen it, so sheaf ids will not fit it. A table's
  * own key name and columns that widen anyway are no such reference.
  */
-export function unlinkedColumnWarnings(
-  candidates: readonly IdColumnWithoutKey[],
+export async function unlinkedColumns(
+  session: SqlExecutor,
+  candidatesSql: string,
   inspection: Pick<Inspection, 'columns'>,
   names: KeyNames,
   dialect: DialectName,
-): MigrationWarning[] {
+): Promise<MigrationWarning[]> {
   const widened = new Set(inspection.columns.map((c) => `${nameKey(c.table)}.${c.column}`));
-  return candidates.flatMap(({ table, column, type }) => {
-    const target = referencedTable(names, column);
-    if (!target || nameKey(target) === nameKey(table) || widened.has(`${nameKey(table)}.${column}`)) return [];
+  const rows = await session.query<CandidateRow>(candidatesSql);
+  return rows.flatMap((row) => {
+    const table = { schema: row.schema_name, name: row.table_name };
+    const target = referencedTable(names, row.column_name);
+    if (!target || nameKey(target) === nameKey(table) || widened.has(`${nameKey(table)}.${row.column_name}`)) return [];
     return [
       {
         kind: 'unlinked-column' as const,
-        objects: [{ type: 'column' as const, ...table, column }],
+        objects: [{ type: 'column' as const, ...table, column: row.column_name }],
         message:
-          `${display(table, dialect)}.${displayPart(column, dialect)} (${type}) looks like a reference to ` +
+          `${display(table, dialect)}.${displayPart(row.column_name, dialect)} (${row.type}) looks like a reference to ` +
           `${display(target, dialect)} but has no foreign key, so it is not widened and sheaf ids will not fit it: ` +
           'declare the foreign key before migrating, or change it to bigint',
       },
