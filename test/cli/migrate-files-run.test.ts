@@ -142,6 +142,23 @@ describeTargets(
         timeout,
       );
     }
+
+    it(
+      'the SQL printed after the plan (no --out) is the script --format sql writes, for the same client',
+      async () => {
+        const url = await side.fixture();
+        const out = await mkdtemp(join(tmpdir(), 'sheaf-files-printed-'));
+        dirs.push(out);
+        const written = await sheaf(['migrate', '--url', url, '--all', '--out', out]);
+        const printed = await sheaf(['migrate', '--url', url, '--all']);
+        expect([written.code, printed.code]).toEqual([0, 0]);
+        // The header says when it was generated; the rest is the same text.
+        const undated = (text: string) => text.replace(/generated \S+\./, 'generated <time>.');
+        const [file] = await texts(out);
+        expect(undated(printed.stdout)).toContain(undated(file!));
+      },
+      timeout,
+    );
   },
   { only: ['postgres', 'mariadb'] },
 );

@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '@sheaf/core';
 import {
   applyMigration,
+  clientScript,
   displayName,
   type FormatName,
   type Inspection,
@@ -9,7 +10,6 @@ import {
   plan,
   planText,
   runOnline,
-  sqlText,
   type TableSelection,
   touchedTables,
   writeMigration,
@@ -47,7 +47,7 @@ export async function runMigrate(executor: SqlExecutor, options: MigrateOptions,
     if (options.out !== undefined) report.files = await writeFiles(inspection, migration, options, io);
     if (options.apply) report.verified = await apply(executor, inspection, migration, options, io);
     if (options.out === undefined && !options.apply && !options.json) {
-      io.out(`\n${sqlText({ migration, inspection, out: '.', now: new Date() }, true)}`);
+      io.out(`\n${clientScript({ migration, inspection, out: '.', now: new Date() })}`);
     }
   }
   if (options.json) io.out(toJson(report));

@@ -19,7 +19,7 @@ export function formatPrisma(input: FormatInput): FormatOutput {
     : join(input.out, 'prisma', 'migrations');
   const path = join(migrations, `${timestampOf(input.now)}_sheaf_ids`, 'migration.sql');
   // Prisma runs a migration file as one script; on PostgreSQL that is already a single transaction.
-  return { files: [{ path, content: sqlText(input, false) }], notes: schemaEdits(input.inspection) };
+  return { files: [{ path, content: sqlText(input) }], notes: schemaEdits(input.inspection) };
 }
 
 function schemaEdits(inspection: Inspection): string[] {

@@ -3,14 +3,13 @@ import { clientScript } from './client-script.js';
 import { type FormatInput, type FormatOutput, headerLines, stepTexts, timestampOf } from './format-common.js';
 
 /**
- * The migration as one SQL script, statements separated by blank lines, with no client commands
- * (what Prisma's migrate engine sends, and what the CLI prints); a transaction where the server has one.
+ * The migration as one SQL script, statements separated by blank lines, with no client commands and
+ * no transaction of its own: what Prisma's migrate engine sends as one query (which PostgreSQL runs as
+ * one transaction).
  */
-export function sqlText(input: FormatInput, withTransaction: boolean): string {
+export function sqlText(input: FormatInput): string {
   const header = headerLines(input).map((line) => `-- ${line}`);
-  const body = stepTexts(input.migration);
-  const wrapped = withTransaction && input.migration.transactional ? ['begin;', ...body, 'commit;'] : body;
-  return `${header.join('\n')}\n\n${wrapped.join('\n\n')}\n`;
+  return `${header.join('\n')}\n\n${stepTexts(input.migration).join('\n\n')}\n`;
 }
 
 /**
