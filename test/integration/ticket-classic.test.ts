@@ -1,7 +1,7 @@
 import { classicTickets, install, TicketClient, type TicketSource } from '@sheaf/core';
 import mariadb from 'mariadb';
 import mysql from 'mysql2/promise';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type Call,
   duplicates,
@@ -27,16 +27,20 @@ const failover = { queryTimeoutMs: 1000, retry: { minMs: 100, maxMs: 300 } };
 // should refuse would pass it over instead (the machine may be busy with other suites).
 const patient = { queryTimeoutMs: 30_000 };
 
-/** Databases of this file, dropped at the end when every test passed. */
+/**
+ * The databases of the running test: their pools closed after it (each holds up to 16 connections,
+ * and the suite shares the server's connection limit with other files), dropped when it passed.
+ */
 const opened: { close(passed: boolean): Promise<void> }[] = [];
 let passed = true;
 beforeEach(({ onTestFailed }) => {
+  passed = true;
   onTestFailed(() => {
     passed = false;
   });
 });
-afterAll(async () => {
-  await Promise.all(opened.map((server) => server.close(passed)));
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((server) => server.close(passed)));
 });
 const keep = <S extends { close(passed: boolean): Promise<void> }>(server: S): S => {
   opened.push(server);
