@@ -133,7 +133,7 @@ describeTargets(
   (_db, target) => {
     // Two more PGlite boots (seconds each) for SQL the --all test below runs on PGlite too.
     it.skipIf(target === 'pglite')(
-      'refuses --table for a key a partition key holds, naming the table and why',
+      'refuses --table for a key a partition key holds, naming the table and why, and a partition, naming its parent',
       async () => {
         const url = await fixtureDatabase(target, { script });
         for (const [table, fragment] of [
@@ -145,6 +145,12 @@ describeTargets(
           expect(refused.stderr).toContain(fragment);
           expect(refused.stderr).toContain('(UNSUPPORTED_KEY)');
         }
+        // A partition by name: its parent is what migrates, so the refusal says which one.
+        const partition = await sheaf(['migrate', '--url', url, '--table', 'payment_p2024_01']);
+        expect(partition.code).toBe(1);
+        expect(partition.stderr).toMatch(
+          /^sheaf: public\.payment_p2024_01 is a partition of public\.payment: name public\.payment instead .*\(INVALID_ARGUMENT\)$/m,
+        );
       },
       timeout,
     );
