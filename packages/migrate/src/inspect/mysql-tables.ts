@@ -7,18 +7,10 @@ export interface MysqlTable extends QualifiedName {
   readonly autoIncrement: bigint | null;
 }
 
-// sheaf's own tables (sql/mysql, the installer's version table, the migration journal) are never migrated.
-const sheafTables = new Set([
-  'sheaf_migrations',
-  'sheaf_settings',
-  'sheaf_chunks',
-  'sheaf_tickets',
-  'sheaf_ticket_counter',
-  'sheaf_segments',
-  'sheaf_workers',
-  'sheaf_logical_shards',
-  'sheaf_schema_versions',
-]);
+// sheaf's own tables (sql/mysql, the installer's version table, the migration journal) are never
+// migrated: the `sheaf_` prefix is sheaf's namespace in a MySQL database, so a table sheaf adds later
+// is left out without a list here to keep in step with the installer's.
+const isSheafTable = (name: string) => name.startsWith('sheaf_');
 
 // MariaDB reads auto_increment live; MySQL 8 may serve it from a cache (information_schema_stats_expiry).
 const tablesSql = `
@@ -45,7 +37,7 @@ export async function listMysqlTables(executor: SqlExecutor): Promise<MysqlTable
     tablesSql,
   );
   return rows
-    .filter((row) => !sheafTables.has(row.table_name))
+    .filter((row) => !isSheafTable(row.table_name))
     .map((row) => ({
       schema: row.schema_name,
       name: row.table_name,
