@@ -16,7 +16,9 @@ const statements: Record<DialectName, Record<string, string>> = {
     createSegment: 'call sheaf_create_segment(?, ?, ?, null)',
     maxId: 'select max_id from sheaf_segments where biz_tag = ?',
     createTicket: 'call sheaf_create_ticket(?, ?, ?)',
-    clearWorkers: 'delete from sheaf_workers',
+    // Not delete: InnoDB keeps deleted rows delete-marked until purge, and concurrent inserts of one
+    // such key take shared locks on it and deadlock (sheaf never deletes a worker row; tests do).
+    clearWorkers: 'truncate table sheaf_workers',
     workerRow: 'select holder, last_timestamp_ms from sheaf_workers where worker_id = ?',
     lockWorker: 'select 1 from sheaf_workers where worker_id = ? for update',
     lockSegment: 'select 1 from sheaf_segments where biz_tag = ? for update',
