@@ -12,6 +12,8 @@ export interface PgbenchRun {
   script: string;
   clients: number;
   seconds: number;
+  /** Server settings for every session of this run, as PGOPTIONS (e.g. `-c synchronous_commit=off`). */
+  options?: string;
 }
 
 /** What one pgbench run measured. */
@@ -26,7 +28,7 @@ export interface PgbenchResult {
  * custom script and returns transactions per second. A client aborted by an error (a generator
  * that collides, say) is reported, not thrown: that is a result of the benchmark.
  */
-export function pgbench({ url, script, clients, seconds }: PgbenchRun): PgbenchResult {
+export function pgbench({ url, script, clients, seconds, options }: PgbenchRun): PgbenchResult {
   const bin = postgresBinDir();
   if (!bin) throw new Error('pgbench not found under /usr/lib/postgresql/*/bin');
   const parsed = new URL(url);
@@ -54,7 +56,11 @@ export function pgbench({ url, script, clients, seconds }: PgbenchRun): PgbenchR
         file,
         parsed.pathname.slice(1),
       ],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: options ? { ...process.env, PGOPTIONS: options } : process.env,
+      },
     );
     const match = /tps = ([\d.]+)/.exec(run.stdout);
     if (!match) throw new Error(`pgbench printed no tps:\n${run.stdout}${run.stderr}`);

@@ -1,203 +1,106 @@
-// PostgreSQL: sheaf.next_id() against bigserial, identity, gen_random_uuid() and Instagram's classic
-// function, all measured by pgbench in this run; plus batches and a duplicate count.
-import { install, pgExecutor, type SqlExecutor } from '@sheaf/core';
-import pg from 'pg';
-import { withDatabase } from '../test/support/targets.js';
+// PostgreSQL: every candidate of postgres-candidates.ts (sheaf.next_id(), its peers and the plain
+// baselines) under pgbench, as ratios to bigserial in the same round, min / median / max over
+// rotated rounds; the cost of one call; batches on one connection; and a duplicate count.
 import { pgbench } from './pgbench.js';
-import { type BenchSuite, markdownTable, rate, ratio, type TargetCheck, targetTable } from './suite.js';
+import {
+  type BenchDatabase,
+  type Candidate,
+  candidates,
+  createSharedDatabase,
+  preparePeer,
+} from './postgres-candidates.js';
+import { duplicates } from './postgres-duplicates.js';
+import {
+  type BenchSuite,
+  markdownTable,
+  rate,
+  ratio,
+  rotatedRounds,
+  type Spread,
+  spread,
+  type TargetCheck,
+  targetTable,
+} from './suite.js';
 
-const serverUrl = process.env.SHEAF_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const seconds = Number(process.env.SHEAF_BENCH_SECONDS ?? 5);
-const rounds = Number(process.env.SHEAF_BENCH_ROUNDS ?? 2);
+const seconds = Number(process.env.SHEAF_BENCH_SECONDS ?? 2);
+const rounds = Number(process.env.SHEAF_BENCH_ROUNDS ?? 5);
 const clients = 8;
+const callsPerStatement = 1_000_000;
 
-// Instagram's function as published in 2011 (shard 5), with its clock as a parameter so the
-// duplicate scenarios can freeze or step it.
-const instagramSql = (clock: string) => `
-  create or replace function instagram.next_id(out result bigint) as $$
-  declare
-    our_epoch bigint := 1314220021721;
-    seq_id bigint;
-    now_millis bigint;
-    shard_id int := 5;
-  begin
-    select nextval('instagram.table_id_seq') % 1024 into seq_id;
-    select ${clock} into now_millis;
-    result := (now_millis - our_epoch) << 23;
-    result := result | (shard_id << 10);
-    result := result | (seq_id);
-  end;
-  $$ language plpgsql`;
-const realClock = 'floor(extract(epoch from clock_timestamp()) * 1000)';
-const testClock = "nullif(current_setting('sheaf.clock_ms', true), '')::bigint";
-
-interface Candidate {
-  name: string;
-  table: string;
-  key: string;
-  select?: string;
+interface Workload {
+  readonly title: string;
+  readonly script: (table: string) => string;
+  readonly perTransaction: number;
+  /** PGOPTIONS for every session of the run. */
+  readonly options?: string;
 }
 
-const candidates: Candidate[] = [
-  { name: 'bigserial', table: 't_bigserial', key: 'id bigserial primary key', select: "nextval('seq')" },
-  { name: 'identity', table: 't_identity', key: 'id bigint generated always as identity primary key' },
-  {
-    name: 'gen_random_uuid()',
-    table: 't_uuid',
-    key: 'id uuid primary key default gen_random_uuid()',
-    select: 'gen_random_uuid()',
+const hundredRows = (table: string) => `insert into ${table} (v) select g from generate_series(1, 100) g;`;
+const workloads = {
+  one: { title: '1-row INSERT', script: (table) => `insert into ${table} (v) values (1);`, perTransaction: 1 },
+  hundred: { title: '100-row INSERT', script: hundredRows, perTransaction: 100 },
+  // No WAL flush wait at commit: what is left is CPU, where the generator's own cost shows.
+  cpuBound: {
+    title: '100-row, `synchronous_commit=off` (CPU-bound)',
+    script: hundredRows,
+    perTransaction: 100,
+    options: '-c synchronous_commit=off',
   },
-  {
-    name: 'Instagram next_id()',
-    table: 't_instagram',
-    key: 'id bigint primary key default instagram.next_id()',
-    select: 'instagram.next_id()',
-  },
-  {
-    name: 'sheaf.next_id()',
-    table: 't_sheaf',
-    key: 'id bigint primary key default sheaf.next_id()',
-    select: 'sheaf.next_id()',
-  },
-];
+} satisfies Record<string, Workload>;
+type WorkloadName = keyof typeof workloads;
 
-async function createDatabase(
-  name: string,
-  testClockInstall: boolean,
-): Promise<{ url: string; sql: SqlExecutor; close(): Promise<void> }> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name}`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = withDatabase(serverUrl, name);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const sql = pgExecutor(client);
-  await install(sql, { shard: 5, testClock: testClockInstall });
-  await sql.query('create schema instagram');
-  await sql.query('create sequence instagram.table_id_seq');
-  await sql.query('create sequence seq');
-  await sql.query(instagramSql(testClockInstall ? testClock : realClock));
-  return {
-    url,
-    sql,
-    async close() {
-      await client.end();
-      const cleanup = new pg.Client({ connectionString: serverUrl });
-      await cleanup.connect();
-      await cleanup.query(`drop database if exists ${name} with (force)`);
-      await cleanup.end();
-    },
-  };
+/** A candidate that runs, with its database. */
+interface Ready {
+  readonly candidate: Candidate;
+  readonly db: BenchDatabase;
 }
 
-/** Best of `rounds` runs, the candidates interleaved so drift hits them all alike. */
-async function measure(
-  db: { url: string; sql: SqlExecutor },
-  workload: (candidate: Candidate) => string | undefined,
-  prepare: (candidate: Candidate) => Promise<void>,
-  perTransaction: number,
-): Promise<Map<string, Measured>> {
-  const best = new Map<string, Measured>();
-  for (let round = 0; round < rounds; round++) {
-    for (const candidate of candidates) {
-      const script = workload(candidate);
-      if (!script) continue;
-      await prepare(candidate);
-      const run = pgbench({ url: db.url, script, clients, seconds });
-      const previous = best.get(candidate.name) ?? { rate: 0, aborts: [] };
-      best.set(candidate.name, {
-        rate: Math.max(previous.rate, run.tps * perTransaction),
-        aborts: run.aborted ? [...previous.aborts, run.aborted] : previous.aborts,
-      });
-    }
-  }
-  return best;
-}
-
-/** The best rate of a candidate, and the errors that stopped a client early in any round. */
+/** One candidate under one workload: its rate and its ratio to bigserial, per round. */
 interface Measured {
-  rate: number;
-  aborts: string[];
+  readonly rates: number[];
+  readonly ratios: number[];
+  /** Errors that stopped a client early (a duplicate key), one per aborted run. */
+  readonly aborts: string[];
 }
 
-function table(title: string, unit: string, results: Map<string, Measured>, baseline: string): string {
-  const base = results.get(baseline)?.rate ?? Number.NaN;
-  const rows = [...results].map(([name, { rate: value, aborts }]) => [
-    name,
-    rate(value),
-    ratio(value, base),
-    aborts.length === 0 ? '' : `${aborts.length} of ${rounds} runs aborted: ${aborts[0]}`,
-  ]);
-  return `#### ${title}\n\n${markdownTable(['generator', unit, `vs ${baseline}`, 'errors'], rows)}`;
+/** The results of the run, by candidate slug. */
+interface Results {
+  readonly inserts: Record<WorkloadName, Map<string, Measured>>;
+  /** µs per call, per round. */
+  readonly perCall: Map<string, number[]>;
+  readonly skipped: Map<string, string>;
 }
 
-async function duplicates(): Promise<{ markdown: string; sheaf: number }> {
-  const db = await createDatabase('sheaf_bench_dup', true);
-  const count = async (select: string, script: [number, number][]) =>
-    db.sql.session(async (session) => {
-      const ids: string[] = [];
-      for (const [clock, n] of script) {
-        await session.query("select set_config('sheaf.clock_ms', $1, false)", [String(clock)]);
-        const rows = await session.query<{ id: string }>(`select ${select} as id from generate_series(1, ${n})`);
-        ids.push(...rows.map((row) => row.id));
-      }
-      await session.query("select set_config('sheaf.clock_ms', '', false)");
-      return ids.length - new Set(ids).size;
-    });
-  const t = Date.now() + 60_000;
-  const scenarios: [string, [number, number][]][] = [
-    ['5,000 ids in one frozen millisecond', [[t, 5000]]],
-    [
-      '1,024 ids, 1,024 in the next ms, clock back 1 ms, 1,024 more',
-      [
-        [t + 10, 1024],
-        [t + 11, 1024],
-        [t + 10, 1024],
-      ],
-    ],
-  ];
-  const rows: string[][] = [];
-  let sheafDuplicates = 0;
-  for (const [scenario, script] of scenarios) {
-    const sheaf = await count('sheaf.next_id()', script);
-    sheafDuplicates += sheaf;
-    rows.push([scenario, String(await count('instagram.next_id()', script)), String(sheaf)]);
-  }
-  // The natural race: a backend pre-empted between nextval() and the clock pairs an old residue
-  // with a new millisecond. Real clocks, 8 clients, 100-row inserts into tables without a key.
-  await db.sql.query("select set_config('sheaf.clock_ms', '', false)");
-  await db.sql.query(instagramSql(realClock));
-  for (const name of ['instagram', 'sheaf']) {
-    await db.sql.query(`create unlogged table d_${name} (id bigint default ${name}.next_id(), v integer)`);
-  }
-  const natural = [];
-  for (const name of ['instagram', 'sheaf']) {
-    pgbench({
-      url: db.url,
-      script: `insert into d_${name} (v) select g from generate_series(1, 100) g;`,
-      clients,
-      seconds,
-    });
-    const [row] = await db.sql.query<{ total: string; dups: string }>(
-      `select count(*) as total, count(*) - count(distinct id) as dups from d_${name}`,
-    );
-    natural.push(`${row?.dups} of ${rate(Number(row?.total))}`);
-    if (name === 'sheaf') sheafDuplicates += Number(row?.dups);
-  }
-  rows.push([`8 clients, 100-row inserts for ${seconds} s, real clock`, natural[0]!, natural[1]!]);
-  await db.close();
-  return {
-    markdown: `#### Duplicates\n\n${markdownTable(['scenario', 'Instagram next_id()', 'sheaf.next_id()'], rows)}`,
-    sheaf: sheafDuplicates,
-  };
+async function measure(ready: readonly Ready[], workload: Workload): Promise<Map<string, Measured>> {
+  const samples = await rotatedRounds(ready, rounds, async ({ candidate, db }) => {
+    const table = `t_${candidate.slug}`;
+    await db.sql.query(`truncate ${table}`);
+    await db.sql.query('checkpoint');
+    return pgbench({ url: db.url, script: workload.script(table), clients, seconds, options: workload.options });
+  });
+  const base = samples[0]!.map((run) => run.tps);
+  return new Map(
+    ready.map(({ candidate }, index) => {
+      const runs = samples[index]!;
+      const rates = runs.map((run) => run.tps * workload.perTransaction);
+      const ratios = runs.map((run, round) => run.tps / base[round]!);
+      return [candidate.slug, { rates, ratios, aborts: runs.flatMap((run) => run.aborted ?? []) }];
+    }),
+  );
 }
 
-async function batches(db: {
-  url: string;
-  sql: SqlExecutor;
-}): Promise<{ markdown: string; single: number; batch: number }> {
+/** µs per call: one statement of 1M calls on one connection, per round. */
+async function perCall(ready: readonly Ready[]): Promise<Map<string, number[]>> {
+  const callable = ready.filter(({ candidate }) => candidate.call);
+  const samples = await rotatedRounds(callable, rounds, async ({ candidate, db }) => {
+    const start = performance.now();
+    await db.sql.query(`select count(${candidate.call}) from generate_series(1, ${callsPerStatement})`);
+    return ((performance.now() - start) * 1000) / callsPerStatement;
+  });
+  return new Map(callable.map(({ candidate }, index) => [candidate.slug, samples[index]!]));
+}
+
+async function batches(db: BenchDatabase): Promise<{ markdown: string; single: number; batch: number }> {
   const one = (script: string, perTransaction: number) =>
     pgbench({ url: db.url, script, clients: 1, seconds }).tps * perTransaction;
   const single = one('select sheaf.next_id();', 1);
@@ -211,29 +114,99 @@ async function batches(db: {
     ['sheaf.next_ids(1000)', rate(batch), ratio(batch, single)],
   ];
   return {
-    markdown: `#### One connection\n\n${markdownTable(['form', 'ids/s', 'vs single calls'], rows)}`,
+    markdown: `#### One connection (PL/pgSQL)\n\n${markdownTable(['form', 'ids/s', 'vs single calls'], rows)}`,
     single,
     batch,
   };
 }
 
-/** Issue 3's targets, judged on this run's numbers. */
+const percent = (value: number) => `${Math.round(value * 100)} %`;
+const micros = (value: number) => `${value.toFixed(3)} µs`;
+/** `82 / 89 / 103 %`: a spread of ratios. */
+const ratios = ({ min, median, max }: Spread) => `${[min, median, max].map((v) => Math.round(v * 100)).join(' / ')} %`;
+/** `0.150 / 0.152 / 0.160 µs`: a spread of call costs. */
+const calls = ({ min, median, max }: Spread) => `${[min, median, max].map((v) => v.toFixed(3)).join(' / ')} µs`;
+
+/** One row per candidate, a skipped one included: the shape of issue 16's table. */
+function ratioTable({ inserts, perCall, skipped }: Results): string {
+  const names = Object.keys(workloads) as WorkloadName[];
+  const rows = candidates.map(({ slug, name }) => {
+    const why = skipped.get(slug);
+    if (why) return [name, `skipped: ${why}`, ...names.map(() => ''), ''];
+    const cells = names.map((workload) => ratios(spread(inserts[workload].get(slug)!.ratios)));
+    const call = perCall.get(slug);
+    const errors = names.flatMap((workload) => {
+      const { aborts } = inserts[workload].get(slug)!;
+      return aborts.length
+        ? [`${workloads[workload].title}: ${aborts.length} of ${rounds} runs aborted (${aborts[0]})`]
+        : [];
+    });
+    return [name, ...cells, call ? calls(spread(call)) : '—', errors.join('; ')];
+  });
+  const header = ['generator', ...names.map((workload) => workloads[workload].title), 'per call', 'errors'];
+  return markdownTable(header, rows);
+}
+
+/** The medians as absolute numbers, for reading the ratios against this machine. */
+function rateTable({ inserts, perCall, skipped }: Results): string {
+  const names = Object.keys(workloads) as WorkloadName[];
+  const rows = candidates
+    .filter(({ slug }) => !skipped.has(slug))
+    .map(({ slug, name, call }) => [
+      name,
+      ...names.map((workload) => rate(spread(inserts[workload].get(slug)!.rates).median)),
+      perCall.has(slug) ? `${micros(spread(perCall.get(slug)!).median)} (\`${call}\`)` : '—',
+    ]);
+  return markdownTable(['generator (medians)', ...names.map((w) => `${workloads[w].title}, rows/s`), 'per call'], rows);
+}
+
+/** Issue 16's PostgreSQL targets on this run's medians, and the checks kept from issue 3. */
 function targets(
-  insert1: Map<string, Measured>,
-  insert100: Map<string, Measured>,
+  results: Results,
   { single, batch }: { single: number; batch: number },
   sheafDuplicates: number,
 ): TargetCheck[] {
-  const share = (results: Map<string, Measured>) =>
-    (results.get('sheaf.next_id()')?.rate ?? 0) / (results.get('bigserial')?.rate ?? Number.NaN);
-  const percent = (value: number) => `${Math.round(value * 100)} %`;
+  const median = (slug: string, workload: WorkloadName) => {
+    const measured = results.inserts[workload].get(slug);
+    return measured && spread(measured.ratios).median;
+  };
+  // The reason is in the skipped row of the table below.
+  const unmeasured = (slug: string) => `not measured: ${candidates.find((c) => c.slug === slug)?.name} skipped`;
+  const atLeast = (slug: string, workload: WorkloadName, share: number, label: string): TargetCheck => {
+    const value = median(slug, workload);
+    return {
+      target: `${label}: ${workloads[workload].title} ≥ ${percent(share)} of bigserial`,
+      measured: value === undefined ? unmeasured(slug) : percent(value),
+      met: value === undefined ? undefined : value >= share,
+    };
+  };
+  const native = median('native', 'cpuBound');
+  const pgEdge = median('pgedge', 'cpuBound');
+  const nativeCall = results.perCall.get('native');
+  const keyAborts = ['sheaf', 'native'].flatMap((slug) =>
+    Object.values(results.inserts).flatMap((byCandidate) => byCandidate.get(slug)?.aborts ?? []),
+  );
   return [
-    { target: '1-row INSERT ≥ 90 % of bigserial', measured: percent(share(insert1)), met: share(insert1) >= 0.9 },
+    atLeast('native', 'one', 0.97, 'native'),
+    atLeast('native', 'hundred', 0.95, 'native'),
     {
-      target: '100-row INSERT ≥ 75 % of bigserial (stretch)',
-      measured: percent(share(insert100)),
-      met: share(insert100) >= 0.75,
+      target: `native: ${workloads.cpuBound.title} ≥ pgEdge's ratio in the same run`,
+      measured:
+        native === undefined
+          ? unmeasured('native')
+          : pgEdge === undefined
+            ? unmeasured('pgedge')
+            : `${percent(native)} vs ${percent(pgEdge)}`,
+      met: native === undefined || pgEdge === undefined ? undefined : native >= pgEdge,
     },
+    {
+      target: 'native: per call ≤ 0.2 µs',
+      measured: nativeCall ? micros(spread(nativeCall).median) : unmeasured('native'),
+      met: nativeCall ? spread(nativeCall).median <= 0.2 : undefined,
+    },
+    atLeast('sheaf', 'one', 0.92, 'PL/pgSQL'),
+    atLeast('sheaf', 'hundred', 0.85, 'PL/pgSQL'),
+    atLeast('sheaf', 'cpuBound', 0.75, 'PL/pgSQL'),
     { target: '`next_ids(1000)` ≥ 1M ids/s on one connection', measured: `${rate(batch)} ids/s`, met: batch >= 1e6 },
     {
       target: '`next_ids` batches ≥ 10× single calls',
@@ -242,40 +215,60 @@ function targets(
     },
     {
       target: 'no duplicate from sheaf.next_id()',
-      measured: `${sheafDuplicates} duplicates`,
-      met: sheafDuplicates === 0,
+      measured: `${sheafDuplicates} duplicates, ${keyAborts.length} duplicate-key aborts in its insert runs`,
+      met: sheafDuplicates === 0 && keyAborts.length === 0,
     },
   ];
+}
+
+async function prepare(): Promise<{ ready: Ready[]; skipped: Map<string, string>; shared: BenchDatabase }> {
+  const shared = await createSharedDatabase('sheaf_bench', false);
+  const ready: Ready[] = [];
+  const skipped = new Map<string, string>();
+  for (const candidate of candidates) {
+    const peer = candidate.peer && (await preparePeer({ ...candidate, peer: candidate.peer }));
+    if (peer && 'skipped' in peer) {
+      skipped.set(candidate.slug, peer.skipped);
+      continue;
+    }
+    const db = peer?.db ?? shared;
+    await db.sql.query(`create table t_${candidate.slug} (${candidate.key}, v integer)`);
+    ready.push({ candidate, db });
+  }
+  return { ready, skipped, shared };
 }
 
 const suite: BenchSuite = {
   name: 'postgres',
   async run() {
-    const db = await createDatabase('sheaf_bench', false);
-    for (const candidate of candidates)
-      await db.sql.query(`create table ${candidate.table} (${candidate.key}, v integer)`);
-    const truncate = async (candidate: Candidate) => {
-      await db.sql.query(`truncate ${candidate.table}`);
-      await db.sql.query('checkpoint');
-    };
-    const none = async () => undefined;
-    const select = await measure(db, (c) => c.select && `select ${c.select};`, none, 1);
-    const insert1 = await measure(db, (c) => `insert into ${c.table} (v) values (1);`, truncate, 1);
-    const insert100 = await measure(
-      db,
-      (c) => `insert into ${c.table} (v) select g from generate_series(1, 100) g;`,
-      truncate,
-      100,
-    );
-    const oneConnection = await batches(db);
-    await db.close();
-    const dups = await duplicates();
+    const { ready, skipped, shared } = await prepare();
+    let results: Results;
+    let oneConnection: Awaited<ReturnType<typeof batches>>;
+    let version = '';
+    try {
+      const [server] = await shared.sql.query<{ server_version: string }>('show server_version');
+      version = server?.server_version ?? '';
+      results = {
+        inserts: {
+          one: await measure(ready, workloads.one),
+          hundred: await measure(ready, workloads.hundred),
+          cpuBound: await measure(ready, workloads.cpuBound),
+        },
+        perCall: await perCall(ready),
+        skipped,
+      };
+      oneConnection = await batches(shared);
+    } finally {
+      for (const db of new Set(ready.map((r) => r.db).concat(shared))) await db.close();
+    }
+    const dups = await duplicates({ clients, seconds });
     return [
-      `### PostgreSQL (${clients} clients, best of ${rounds} × ${seconds} s, pgbench)`,
-      targetTable(targets(insert1, insert100, oneConnection, dups.sheaf)),
-      table('SELECT one id', 'ids/s', select, 'bigserial'),
-      table('1-row INSERT', 'rows/s', insert1, 'bigserial'),
-      table('100-row INSERT', 'rows/s', insert100, 'bigserial'),
+      `### PostgreSQL ${version} (${clients} clients, pgbench, ${rounds} rotated rounds × ${seconds} s)`,
+      'Ratios to bigserial in the same round, min / median / max over the rounds; per call: µs per call in one ' +
+        `statement of ${rate(callsPerStatement)} calls on one connection (bigserial's is \`nextval()\`), min / median / max.`,
+      targetTable(targets(results, oneConnection, dups.sheaf)),
+      ratioTable(results),
+      rateTable(results),
       oneConnection.markdown,
       dups.markdown,
     ].join('\n\n');

@@ -25,11 +25,48 @@ export function rate(value: number): string {
 export interface TargetCheck {
   readonly target: string;
   readonly measured: string;
-  readonly met: boolean;
+  /** Undefined: not measured in this run (a peer the server does not offer), so neither met nor missed. */
+  readonly met: boolean | undefined;
 }
 
 /** The targets as a Markdown table with a verdict per row: the run judges itself. */
 export function targetTable(checks: readonly TargetCheck[]): string {
-  const rows = checks.map(({ target, measured, met }) => [target, measured, met ? 'met' : '**not met**']);
+  const verdict = (met: boolean | undefined) => (met === undefined ? 'not measured' : met ? 'met' : '**not met**');
+  const rows = checks.map(({ target, measured, met }) => [target, measured, verdict(met)]);
   return `#### Targets\n\n${markdownTable(['target', 'measured', ''], rows)}`;
+}
+
+/** The smallest, middle and largest of some samples. */
+export interface Spread {
+  readonly min: number;
+  readonly median: number;
+  readonly max: number;
+}
+
+/** The spread of non-empty samples; the median of an even count is the mean of the middle two. */
+export function spread(samples: readonly number[]): Spread {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  const median = sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { min: sorted[0]!, median, max: sorted.at(-1)! };
+}
+
+/**
+ * Runs every item once per round, the order rotated by one each round, so that drift (a checkpoint,
+ * another process, a warming cache) falls on every item alike. Returns each item's samples in round
+ * order: sample `r` of every item comes from the same round, so per-round ratios compare neighbours.
+ */
+export async function rotatedRounds<T, S>(
+  items: readonly T[],
+  rounds: number,
+  run: (item: T) => Promise<S>,
+): Promise<S[][]> {
+  const samples = items.map(() => [] as S[]);
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < items.length; i++) {
+      const index = (i + round) % items.length;
+      samples[index]!.push(await run(items[index]!));
+    }
+  }
+  return samples;
 }
