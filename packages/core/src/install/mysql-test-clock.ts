@@ -2,30 +2,36 @@ import type { TestClockInstall } from './dialect-install.js';
 import type { SqlFile } from './sql-file.js';
 import { statementsOf } from './sql-file.js';
 
-// The slow path's clock in sheaf_next_id() (since mysql 0005), and its test variant: unix ms from
-// `@sheaf_clock_ms` (absolute) and `@sheaf_clock_offset_ms` (added), when set. The fast path keeps
-// judging the session's chunk by the real clock, so a clock moved back does not revive it.
+// The claim's clock (in sheaf_next_id() since mysql 0005, in sheaf__claim_chunk() since 0010), and its
+// test variant: unix ms from `@sheaf_clock_ms` (absolute) and `@sheaf_clock_offset_ms` (added), when
+// set. The fast path keeps judging the session's chunk by the real clock, so a clock moved back does
+// not revive it.
 const realClock = 'set v_clock = floor(unix_timestamp(sysdate(3)) * 1000);';
 const testClock =
   'set v_clock = coalesce(@sheaf_clock_ms, floor(unix_timestamp(sysdate(3)) * 1000)) + coalesce(@sheaf_clock_offset_ms, 0);';
-const createsNextId = /^create\s+function\s+sheaf_next_id\s*\(/im;
+const createsClaim = /^create\s+function\s+(sheaf_next_id|sheaf__claim_chunk)\s*\(/im;
 
 /**
- * The MySQL test clock is a variant of sheaf_next_id(), not a setting it reads: a production
- * install has no code path that reads the session's clock variables. The variant is the newest
- * file's function with its clock statement replaced, so tests run the production code but for it.
+ * The MySQL test clock is a variant of the function that claims chunks, not a setting it reads: a
+ * production install has no code path that reads the session's clock variables. The variant is the
+ * newest file's claiming function with its clock statement replaced, so tests run the production
+ * code but for it.
  */
 export const mysqlTestClock: TestClockInstall = {
   // NULL when the function's body is hidden from this account (it is not the routine's definer).
   installed: `select routine_definition like '%@sheaf_clock_ms%' as test from information_schema.routines
-    where routine_schema = database() and routine_name = 'sheaf_next_id' and routine_type = 'FUNCTION'`,
+    where routine_schema = database() and routine_type = 'FUNCTION'
+      and routine_name = if(exists (select 1 from information_schema.routines where routine_schema = database()
+        and routine_name = 'sheaf__claim_chunk'), 'sheaf__claim_chunk', 'sheaf_next_id')`,
   statements(files: readonly SqlFile[], on: boolean): string[] {
+    // Before 0005 the function read the test clock itself when the settings row said so: no
+    // statement has the clock statement, and there is nothing to replace.
     const create = files
       .flatMap((file) => statementsOf(file.sql))
-      .filter((statement) => createsNextId.test(statement.replace(/^--.*$/gm, '')))
+      .filter((statement) => createsClaim.test(statement.replace(/^--.*$/gm, '')) && statement.includes(realClock))
       .at(-1);
-    // Before 0005 the function read the test clock itself when the settings row said so.
-    if (create === undefined || create.split(realClock).length !== 2) return [];
-    return ['drop function if exists sheaf_next_id', on ? create.replace(realClock, testClock) : create];
+    const name = create?.replace(/^--.*$/gm, '').match(createsClaim)?.[1];
+    if (create === undefined || name === undefined || create.split(realClock).length !== 2) return [];
+    return [`drop function if exists ${name}`, on ? create.replace(realClock, testClock) : create];
   },
 };

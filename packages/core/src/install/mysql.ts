@@ -57,6 +57,8 @@ const routines = [
   // 0009; sheaf__adopt_ticket_0009 is dropped by the file, and stays only after a failed upgrade.
   ['procedure', 'sheaf__adopt_ticket_0009'],
   ['procedure', 'sheaf_adopt_ticket'],
+  // 0010
+  ['function', 'sheaf__claim_chunk'],
 ] as const;
 const tables = [
   'sheaf_settings',
