@@ -19,6 +19,7 @@ const createsClaim = /^create\s+function\s+(sheaf_next_id|sheaf__claim_chunk)\s*
  */
 export const mysqlTestClock: TestClockInstall = {
   // NULL when the function's body is hidden from this account (it is not the routine's definer).
+  // A database installed only up to a version before 0010 (`upTo`) has the clock in sheaf_next_id().
   installed: `select routine_definition like '%@sheaf_clock_ms%' as test from information_schema.routines
     where routine_schema = database() and routine_type = 'FUNCTION'
       and routine_name = if(exists (select 1 from information_schema.routines where routine_schema = database()
