@@ -7,6 +7,11 @@ import pg from 'pg';
 import { withDatabase } from '../test/support/targets.js';
 
 export const serverUrl = process.env.SHEAF_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+// Two runs at once on a shared server must not drop each other's databases.
+const runId = Date.now().toString(36);
+
+/** The name of this run's database for `purpose`. */
+export const databaseName = (purpose: string) => `sheaf_bench_${purpose}_${runId}`;
 
 /** One generator under test. Its table is `t_<slug>`: an id column and `v integer`. */
 export interface Candidate {
@@ -167,7 +172,7 @@ export async function preparePeer(
       (await admin.query('select 1 from pg_available_extensions where name = $1', [extension])).rowCount !== 0,
   );
   if (!offered) return { skipped: `extension ${extension} not available` };
-  const name = `sheaf_bench_${candidate.slug}`;
+  const name = databaseName(candidate.slug);
   let db: BenchDatabase;
   try {
     db = await createDatabase(name, async (sql) => {

@@ -1,7 +1,7 @@
 // Duplicates: sheaf.next_id() against Instagram's function with a frozen clock, a clock stepped
 // back, and real clocks under 8 clients. Runs in a database of its own with the test clock installed.
 import { pgbench } from './pgbench.js';
-import { createSharedDatabase, instagramSql, realClock } from './postgres-candidates.js';
+import { createSharedDatabase, databaseName, instagramSql, realClock } from './postgres-candidates.js';
 import { markdownTable, rate } from './suite.js';
 
 export async function duplicates({
@@ -11,7 +11,7 @@ export async function duplicates({
   clients: number;
   seconds: number;
 }): Promise<{ markdown: string; sheaf: number }> {
-  const db = await createSharedDatabase('sheaf_bench_dup', true);
+  const db = await createSharedDatabase(databaseName('dup'), true);
   const count = async (select: string, script: [number, number][]) =>
     db.sql.session(async (session) => {
       const ids: string[] = [];

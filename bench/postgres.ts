@@ -7,6 +7,7 @@ import {
   type Candidate,
   candidates,
   createSharedDatabase,
+  databaseName,
   preparePeer,
 } from './postgres-candidates.js';
 import { duplicates } from './postgres-duplicates.js';
@@ -222,7 +223,7 @@ function targets(
 }
 
 async function prepare(): Promise<{ ready: Ready[]; skipped: Map<string, string>; shared: BenchDatabase }> {
-  const shared = await createSharedDatabase('sheaf_bench', false);
+  const shared = await createSharedDatabase(databaseName('shared'), false);
   const ready: Ready[] = [];
   const skipped = new Map<string, string>();
   for (const candidate of candidates) {
