@@ -50,6 +50,7 @@ export const sheafErrorCodes = Object.freeze([
   'REGISTRY_UNAVAILABLE',
   'MIGRATION_UNFINISHED',
   'MIGRATION_INTERRUPTED',
+  'NATIVE_UNAVAILABLE',
 ] as const);
 
 /**

@@ -27,6 +27,7 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH018: 'SEGMENT_CLASS_MISMATCH',
   SH020: 'SEQUENCE_OUT_OF_RANGE',
   SH021: 'TICKETS_OVERLAP',
+  SH022: 'NATIVE_UNAVAILABLE',
 });
 
 /** How deep {@link fromDatabaseError} looks through wrappers: ORM errors nest two or three levels. */

@@ -2,7 +2,7 @@ import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type Database, executorOf } from '../executors/executor-of.js';
-import { postgresAppFunctions, postgresAppObjectPrivileges } from './postgres.js';
+import { postgresAppFunctions, postgresAppObjectPrivileges, postgresNativeFunctions } from './postgres.js';
 
 /**
  * A privilege on one of sheaf's objects that goes beyond what {@link grant} gives an application:
@@ -44,7 +44,7 @@ const audits: Partial<Record<DialectName, (executor: SqlExecutor) => Promise<Gra
     const [installed] = await executor.query<{ yes: unknown }>("select to_regnamespace('sheaf') is not null as yes");
     if (installed?.yes !== true) return [];
     const others = postgresAppObjectPrivileges().map(([privilege, object]) => `${privilege} ${object}`);
-    return executor.query<GrantFinding>(postgresAudit, [postgresAppFunctions, others]);
+    return executor.query<GrantFinding>(postgresAudit, [[...postgresAppFunctions, ...postgresNativeFunctions], others]);
   },
 };
 

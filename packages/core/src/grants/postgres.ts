@@ -33,6 +33,12 @@ export const postgresAppFunctions: readonly string[] = [
 ];
 
 /**
+ * The C functions `next_id()` runs on the native path (docs/native.md), present only while the
+ * extension is: `sheaf._grant_native()` gives them to whoever may call `next_id()`.
+ */
+export const postgresNativeFunctions: readonly string[] = ['sheaf._native_next_id()', 'sheaf._native_next_id(integer)'];
+
+/**
  * The privileges of an application role, as `[privilege, object]` pairs: the fast path reads the
  * published block and takes counter values as the caller (no security definer on the hot path).
  * `usage` on the counter allows only `nextval`, which takes ids; `select` on the block only reads it.
@@ -62,6 +68,11 @@ export function postgresAppGrants(role: string): string[] {
     `revoke all on all sequences in schema sheaf from ${name}`,
     `revoke all on all functions in schema sheaf from ${name}`,
     ...postgresAppPrivileges.map(([privilege, object]) => `grant ${privilege} on ${object} to ${name}`),
+    `do $$ begin
+      if to_regprocedure('sheaf._grant_native()') is not null then
+        perform sheaf._grant_native();
+      end if;
+    end $$`,
   ];
 }
 

@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../executor.js';
 import type { Layout } from '../layout.js';
 import type { IdSpaceInstall } from './id-space.js';
+import type { NativePathInstall } from './native-path.js';
 import type { SqlFile } from './sql-file.js';
 
 /** What the installer needs to know of a dialect; one object per dialect, parallel in shape. */
@@ -49,6 +50,8 @@ export interface DialectInstall {
    * `configure` bakes in (MySQL): install() switches variants after `configure`.
    */
   readonly testClock?: TestClockInstall;
+  /** Where `next_id()` can run natively (PostgreSQL's C extension): install() applies the choice. */
+  readonly nativePath?: NativePathInstall;
   /**
    * Where dropping a routine drops the privileges granted on it (MySQL, whose upgrades replace
    * routines by drop and create): `query` lists them before install() changes anything, and

@@ -50,6 +50,14 @@ export interface InstallOptions {
    * on a fresh install).
    */
   readonly registry?: Database;
+  /**
+   * PostgreSQL: run `sheaf.next_id()` in C, through the extension `sheaf_native` (docs/native.md),
+   * or in PL/pgSQL (`false`). Both use the same state, so either switch is safe while ids are being
+   * taken. `true` is refused with NATIVE_UNAVAILABLE where the extension is not installed on the
+   * server or this role may not create it. Omitted: as chosen before; on a database where nobody
+   * chose yet, native when it can run, PL/pgSQL otherwise. MySQL/MariaDB: only `false` or omitted.
+   */
+  readonly native?: boolean;
 }
 
 /**
@@ -142,6 +150,16 @@ async function installFiles(
   if (dialect.testClock) {
     const installed = dialect.files.filter((file) => file.version <= version);
     await switchTestClock(session, dialect.testClock, installed, params[6] === true, current);
+  }
+  if (dialect.nativePath && version >= dialect.nativePath.from) {
+    await dialect.nativePath.choose(session, options.native);
+  } else if (options.native) {
+    throw new SheafError(
+      'NATIVE_UNAVAILABLE',
+      dialect.nativePath
+        ? `the native path needs sheaf SQL version ${dialect.nativePath.from}; this install stops at ${version}`
+        : 'the native path is PostgreSQL only: MySQL and MariaDB run sheaf_next_id() as a stored function',
+    );
   }
   if (dialect.appRoles && version >= dialect.appRoles.from) {
     const roles = await session.query<{ role: string }>(dialect.appRoles.query);

@@ -2,6 +2,7 @@ import { postgresAppGrants } from '../grants/postgres.js';
 import type { DialectInstall } from './dialect-install.js';
 import { postgresFiles } from './files.generated.js';
 import { postgresIdSpace } from './id-space.js';
+import { postgresNativePath } from './native-path.js';
 
 /** Installs into schema `sheaf`, all in one transaction under a transaction-level advisory lock. */
 export const postgresInstall: DialectInstall = {
@@ -25,12 +26,13 @@ export const postgresInstall: DialectInstall = {
   configure: 'select sheaf.configure($1, $2, $3, $4, $5, $6, $7)',
   configureFrom: 3,
   idSpace: postgresIdSpace,
+  nativePath: postgresNativePath,
   probe: "select to_regnamespace('sheaf') is not null as installed",
   // Objects outside schema sheaf that depend on it: column defaults, views, triggers, functions.
   dependents: `
     select distinct pg_describe_object(d.classid, d.objid, d.objsubid) as dependent
     from pg_depend d
-    where d.deptype = 'n'
+    where d.deptype = 'n' and d.classid <> 'pg_extension'::regclass
       and (select i.schema from pg_identify_object(d.refclassid, d.refobjid, 0) i) = 'sheaf'
       and coalesce(case d.classid
         when 'pg_attrdef'::regclass then

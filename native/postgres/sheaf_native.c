@@ -1,0 +1,162 @@
+/*
+ * sheaf.next_id() in C (docs/native.md). Same state, same acceptance rule and the same slow path
+ * as the PL/pgSQL version (docs/sql/postgres.md, "How next_id works"): a counter value t is handed
+ * out only when t <= u for a block bound u read before t was taken, the clock has not passed t's
+ * millisecond, and t carries this database's shard. Anything else goes to sheaf._next_block().
+ * Both versions can serve one database at the same time, so moving between them needs no pause.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "commands/sequence.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+
+#include "settings.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(sheaf_native_next_id);
+PG_FUNCTION_INFO_V1(sheaf_native_next_id_shard);
+
+#define SHEAF_ERROR(code) MAKE_SQLSTATE('S', 'H', '0', code[0], code[1])
+
+/* Declared by fmgr.h from PostgreSQL 16 on. */
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	sheaf_settings_init();
+}
+
+/* A test clock setting as the SQL version reads it: unset and '' both mean "not set". */
+static bool
+test_setting(const char *name, int64 *value)
+{
+	const char *text = GetConfigOption(name, true, false);
+
+	if (text == NULL || text[0] == '\0')
+		return false;
+	*value = DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(text)));
+	return true;
+}
+
+/* Milliseconds since the layout's epoch; a test install reads sheaf.clock_ms and sheaf.clock_offset_ms. */
+static int64
+clock_tick(const SheafSettings *s)
+{
+	int64		unix_us = GetCurrentTimestamp() +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	int64		ms = unix_us >= 0 ? unix_us / 1000 : -((-unix_us + 999) / 1000);
+
+	if (s->test_clock)
+	{
+		int64		set;
+		int64		offset;
+
+		if (test_setting("sheaf.clock_ms", &set))
+			ms = set;
+		if (test_setting("sheaf.clock_offset_ms", &offset))
+			ms += offset;
+	}
+	return ms - s->epoch_ms;
+}
+
+static inline bool
+fresh(const SheafSettings *s, int64 t, int64 u, int64 now_tick)
+{
+	return t <= u && (t >> s->time_shift) >= now_tick && (t & s->shard_mask) == s->shard_field;
+}
+
+/* The published block, as pg_sequence_last_value() reads it for the caller (who needs SELECT on it). */
+static int64
+read_block(const SheafSettings *s)
+{
+	LOCAL_FCINFO(fcinfo, 1);
+	Datum		result;
+
+	InitFunctionCallInfoData(*fcinfo, NULL, 1, InvalidOid, NULL, NULL);
+	fcinfo->args[0].value = ObjectIdGetDatum(s->block);
+	fcinfo->args[0].isnull = false;
+	result = pg_sequence_last_value(fcinfo);
+	return fcinfo->isnull ? -1 : DatumGetInt64(result);
+}
+
+/* The slow path, called as the caller calls it from the SQL version (it needs EXECUTE). */
+static int64
+next_block(const SheafSettings *s)
+{
+	AclResult	granted = pg_proc_aclcheck(s->next_block, GetUserId(), ACL_EXECUTE);
+
+	if (granted != ACLCHECK_OK)
+		aclcheck_error(granted, OBJECT_FUNCTION, "sheaf._next_block");
+	return DatumGetInt64(OidFunctionCall0(s->next_block));
+}
+
+/*
+ * One id of the configured shard. The first try uses the block this backend saw last: it was
+ * published before the counter value is taken, and a newer block only accepts more. A miss reads
+ * the block again and takes a new value (the missed one was taken before that read, so the rule
+ * cannot accept it), then falls back to the slow path.
+ */
+static int64
+next_id(SheafSettings *s)
+{
+	int64		t = nextval_internal(s->counter, true);
+
+	if (fresh(s, t, s->block_seen, clock_tick(s)))
+		return t;
+	s->block_seen = read_block(s);
+	t = nextval_internal(s->counter, true);
+	if (fresh(s, t, s->block_seen, clock_tick(s)))
+		return t;
+	t = next_block(s);
+	s->block_seen = read_block(s);
+	return t;
+}
+
+Datum
+sheaf_native_next_id(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(next_id(sheaf_settings(fcinfo->flinfo->fn_oid)));
+}
+
+/* The same checks and messages as the SQL version's next_id(shard). */
+static void
+check_shard(const SheafSettings *s, bool isnull, int32 shard)
+{
+	int32		max_shard = (1 << s->shard_bits) - 1;
+
+	if (isnull || shard < 0 || shard > max_shard)
+		ereport(ERROR,
+				(errcode(SHEAF_ERROR("01")),
+				 errmsg("sheaf: shard %s does not fit %d shard bits (max %d)",
+						isnull ? "null" : psprintf("%d", shard), s->shard_bits, max_shard)));
+	if (shard == s->shard_id)
+		return;
+	for (int i = 0; i < s->logical_count; i++)
+		if (s->logical[i] == shard)
+			return;
+	ereport(ERROR,
+			(errcode(SHEAF_ERROR("15")),
+			 errmsg("sheaf: shard %d is not issued by this database (shard %d%s); add it with "
+					"sheaf.add_shard(%d) if no other database issues it",
+					shard, s->shard_id, s->logical_text, shard)));
+}
+
+Datum
+sheaf_native_next_id_shard(PG_FUNCTION_ARGS)
+{
+	SheafSettings *s = sheaf_settings(fcinfo->flinfo->fn_oid);
+	int32		shard = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT32(0);
+
+	check_shard(s, PG_ARGISNULL(0), shard);
+	PG_RETURN_INT64((next_id(s) & s->shard_clear) | ((int64) shard << s->sequence_bits));
+}
