@@ -3,6 +3,7 @@
 # MariaDB on 127.0.0.1:3306 (user root, empty password).
 # A running server is left alone; an installed but stopped one is started; a missing one is
 # installed with apt-get when we are root on Debian. Anything else ends with instructions.
+# The local PostgreSQL also gets the extension sheaf_native (scripts/native.sh), where it can be built.
 # Servers named by SHEAF_PG_URL / SHEAF_MYSQL_URL, or deselected by SHEAF_TEST_TARGETS, are skipped.
 set -euo pipefail
 
@@ -103,6 +104,9 @@ SQL
   mariadb_root_login || die "MariaDB still refuses root@127.0.0.1"
 }
 
-if wants postgres && [[ -z ${SHEAF_PG_URL:-} ]]; then start_postgres; fi
+if wants postgres && [[ -z ${SHEAF_PG_URL:-} ]]; then
+  start_postgres
+  bash scripts/native.sh
+fi
 if wants mariadb && [[ -z ${SHEAF_MYSQL_URL:-} ]]; then start_mariadb; fi
 exit 0

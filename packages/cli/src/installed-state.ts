@@ -13,6 +13,10 @@ export interface InstalledState {
   };
   /** Whether the generator has issued an id since its layout was last set. */
   readonly idsIssued: boolean;
+  /** PostgreSQL: whether next_id() runs in C (docs/native.md); false elsewhere. */
+  readonly native: boolean;
+  /** PostgreSQL: whether the server has the extension sheaf_native to install. */
+  readonly nativeAvailable: boolean;
 }
 
 interface StateSql {
@@ -20,6 +24,8 @@ interface StateSql {
   readonly version: string;
   readonly settings: string;
   readonly issued: string;
+  /** One row: `native` and `available`, as booleans. */
+  readonly native: string;
 }
 
 const settingsColumns = 'shard_id, layout_name, epoch_ms, time_bits, shard_bits, sequence_bits';
@@ -32,6 +38,11 @@ const stateSql: Record<DialectName, StateSql> = {
     settings: `select ${settingsColumns} from sheaf.settings`,
     // The block sequence reads -1 until the first block is opened.
     issued: "select pg_sequence_last_value('sheaf.block') >= 0 as issued",
+    // Through to_jsonb: the column is missing before the SQL version that added the native path.
+    native: `select coalesce((to_jsonb(s) ->> 'native')::boolean, false)
+        and exists (select from pg_extension e where e.extname = 'sheaf_native') as native,
+      exists (select from pg_available_extensions a where a.name = 'sheaf_native') as available
+      from sheaf.settings s`,
   },
   mysql: {
     installed: `select count(*) > 0 as installed from information_schema.tables
@@ -42,6 +53,7 @@ const stateSql: Record<DialectName, StateSql> = {
     issued: `select t.auto_increment > s.probe_k + 1 as issued
       from information_schema.tables t, sheaf_settings s
       where t.table_schema = database() and t.table_name = 'sheaf_chunks'`,
+    native: 'select false as native, false as available',
   },
 };
 
@@ -53,6 +65,7 @@ export async function readInstalledState(executor: SqlExecutor): Promise<Install
   const [versionRow] = await executor.query<{ version: unknown }>(sql.version);
   const [settings] = await executor.query<Record<string, unknown>>(sql.settings);
   const [issued] = await executor.query<{ issued: unknown }>(sql.issued);
+  const [native] = await executor.query<{ native: unknown; available: unknown }>(sql.native);
   return {
     version: Number(versionRow?.version ?? 0),
     shard: Number(settings?.shard_id ?? 0),
@@ -64,6 +77,8 @@ export async function readInstalledState(executor: SqlExecutor): Promise<Install
       sequenceBits: Number(settings?.sequence_bits),
     },
     idsIssued: truthy(issued?.issued),
+    native: truthy(native?.native),
+    nativeAvailable: truthy(native?.available),
   };
 }
 

@@ -10,7 +10,8 @@ export const installCommand = defineCommand({
   name: 'install',
   summary: 'install or upgrade sheaf in a database and set its shard and layout',
   help: `
-Usage: sheaf install [--url <url>] [--shard N] [--layout <preset>] [--registry <url>] [--print | --json]
+Usage: sheaf install [--url <url>] [--shard N] [--layout <preset>] [--registry <url>]
+                    [--native | --no-native] [--print | --json]
 
 Installs or upgrades sheaf's SQL, then sets the shard and layout. Idempotent: run it again to
 upgrade or to change the shard; the layout is fixed once ids were issued. Without --shard or
@@ -24,6 +25,10 @@ ${urlHelp}
   --registry <url>   the database that holds the id space of several databases: the shard is
                      claimed there first (refused when another database or a worker has it),
                      and application generators lease worker ids there (docs/layout.md)
+  --native           PostgreSQL: run next_id() in C, through the extension sheaf_native, which
+                     must be installed on the server (docs/native.md); refused if it cannot be
+  --no-native        PostgreSQL: run next_id() in PL/pgSQL (and drop the extension)
+                     Neither: as chosen before; on a first install, native where it can run
   --print            write the SQL for a database without sheaf instead of applying it; never
                      connects, so --url only names the dialect (e.g. --url postgres://)
   --json             print the result as JSON
@@ -34,6 +39,8 @@ ${urlHelp}
     shard: { type: 'string' },
     layout: { type: 'string' },
     registry: { type: 'string' },
+    native: { type: 'boolean' },
+    'no-native': { type: 'boolean' },
     print: { type: 'boolean' },
     json: { type: 'boolean' },
   },
@@ -55,7 +62,13 @@ ${urlHelp}
         return { result, state: await readInstalledState(executor) };
       }),
     );
-    const summary = { ...result, shard: state?.shard, layout: state?.layout.name, dialect: target.dialect };
+    const summary = {
+      ...result,
+      shard: state?.shard,
+      layout: state?.layout.name,
+      native: state?.native ?? false,
+      dialect: target.dialect,
+    };
     if (flag(args, 'json')) {
       io.out(toJson(summary));
       return;
@@ -63,17 +76,21 @@ ${urlHelp}
     const applied = result.applied.length > 0 ? `applied ${result.applied.join(', ')}` : 'already up to date';
     io.out(
       `sheaf SQL version ${result.version} on ${describeTarget(target)} (${applied}): ` +
-        `shard ${summary.shard}, layout ${summary.layout}\n`,
+        `shard ${summary.shard}, layout ${summary.layout}${target.dialect === 'postgres' ? `, next_id() in ${summary.native ? 'C (sheaf_native)' : 'PL/pgSQL'}` : ''}\n`,
     );
   },
 });
 
-// Left out, shard and layout stay as the database has them (install() reads them there).
-function installOptions(args: Args): { shard?: number; layout?: Layout } {
+// Left out, shard, layout and path stay as the database has them (install() reads them there).
+function installOptions(args: Args): { shard?: number; layout?: Layout; native?: boolean } {
   const shard = text(args, 'shard');
+  if (flag(args, 'native') && flag(args, 'no-native'))
+    throw new UsageError('--native and --no-native cannot be combined');
+  const native = flag(args, 'native') ? true : flag(args, 'no-native') ? false : undefined;
   return {
     ...(shard === undefined ? {} : { shard: count('shard', shard) }),
     ...(text(args, 'layout') === undefined ? {} : { layout: layoutOption(args) }),
+    ...(native === undefined ? {} : { native }),
   };
 }
 

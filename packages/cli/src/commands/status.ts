@@ -7,12 +7,13 @@ import { toJson } from '../io.js';
 
 export const statusCommand = defineCommand({
   name: 'status',
-  summary: 'show the installed version, shard, layout and whether ids were issued',
+  summary: 'show the installed version, shard, layout, whether ids were issued and how next_id() runs',
   help: `
 Usage: sheaf status [--url <url>] [--json]
 
 Shows the sheaf SQL version installed against this package's, the shard, the layout and the last
-instant it can encode, and whether the generator has issued ids (after which the layout is fixed).
+instant it can encode, whether the generator has issued ids (after which the layout is fixed) and,
+on PostgreSQL, whether next_id() runs in C (the extension sheaf_native) or in PL/pgSQL.
 Exit code 0 when sheaf is installed, 1 (NOT_INSTALLED) when it is not: the status is printed
 either way.
 
@@ -60,10 +61,16 @@ ${urlHelp}
       ['epoch', new Date(layout.epoch).toISOString()],
       ['runs out', runsOut(state)],
       ['ids issued', state.idsIssued ? 'yes (the layout is fixed)' : 'no'],
+      ...(target.dialect === 'postgres' ? [['next_id()', pathOf(state)]] : []),
     ];
     io.out(rows.map(([name, value]) => `${name?.padEnd(12)} ${value}\n`).join(''));
   },
 });
+
+function pathOf({ native, nativeAvailable }: InstalledState): string {
+  if (native) return 'C (extension sheaf_native)';
+  return nativeAvailable ? 'PL/pgSQL (sheaf_native is available: sheaf install --native)' : 'PL/pgSQL';
+}
 
 /** The last instant the layout can encode: its time field's maximum, capped so ids stay below 2^63. */
 function runsOut({ layout }: InstalledState): string {

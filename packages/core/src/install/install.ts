@@ -8,6 +8,7 @@ import { shardArgument } from '../shard-argument.js';
 import { applyFile } from './apply-files.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlInstall } from './mysql.js';
+import { nativeOutOfReach } from './native-path.js';
 import { postgresInstall } from './postgres.js';
 import { type Registration, registerShard } from './registration.js';
 import { keptRoutineGrants, restoreRoutineGrants } from './routine-grants.js';
@@ -88,6 +89,8 @@ export async function install(db: Database, options: InstallOptions = {}): Promi
   checkShardOption(options);
   const executor = executorOf(db, 'install');
   const dialect = dialectInstall(executor);
+  // Before anything changes: MySQL's DDL would not roll back.
+  if (options.native && !dialect.nativePath) throw nativeOutOfReach(undefined, 0);
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
     const registration =
       options.registry && (await registerShard(session, dialect, options, executorOf(options.registry, 'registry')));
@@ -154,12 +157,7 @@ async function installFiles(
   if (dialect.nativePath && version >= dialect.nativePath.from) {
     await dialect.nativePath.choose(session, options.native);
   } else if (options.native) {
-    throw new SheafError(
-      'NATIVE_UNAVAILABLE',
-      dialect.nativePath
-        ? `the native path needs sheaf SQL version ${dialect.nativePath.from}; this install stops at ${version}`
-        : 'the native path is PostgreSQL only: MySQL and MariaDB run sheaf_next_id() as a stored function',
-    );
+    throw nativeOutOfReach(dialect.nativePath, version);
   }
   if (dialect.appRoles && version >= dialect.appRoles.from) {
     const roles = await session.query<{ role: string }>(dialect.appRoles.query);

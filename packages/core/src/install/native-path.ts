@@ -7,6 +7,8 @@ export interface NativePathInstall {
   /** The first file version that knows the native path. */
   readonly from: number;
   choose(session: SqlExecutor, wanted: boolean | undefined): Promise<void>;
+  /** The statements that switch an installed database to the native path or to PL/pgSQL. */
+  statements(native: boolean): readonly string[];
 }
 
 interface NativeState {
@@ -38,18 +40,22 @@ export const postgresNativePath: NativePathInstall = {
     if (!state) return;
     const native = wanted ?? state.chosen ?? usable(state);
     if (native === state.chosen && native === state.installed) return;
-    if (native) {
-      refuseUnusable(state);
-      await session.query('create extension if not exists sheaf_native schema sheaf');
-      await session.query('update sheaf.settings set native = true');
-      await session.query('select sheaf._bake()');
-      return;
-    }
-    await session.query('update sheaf.settings set native = false');
-    await session.query('select sheaf._bake()');
-    await session.query('drop extension if exists sheaf_native');
+    if (native) refuseUnusable(state);
+    for (const statement of switchTo(native)) await session.query(statement);
   },
+  statements: switchTo,
 };
+
+// PL/pgSQL is baked before the extension goes: next_id() never calls a function that is gone.
+function switchTo(native: boolean): readonly string[] {
+  return native
+    ? [
+        'create extension if not exists sheaf_native schema sheaf',
+        'update sheaf.settings set native = true',
+        'select sheaf._bake()',
+      ]
+    : ['update sheaf.settings set native = false', 'select sheaf._bake()', 'drop extension if exists sheaf_native'];
+}
 
 function usable(state: NativeState): boolean {
   return state.available && state.modern && state.mayCreate;
@@ -78,4 +84,14 @@ function fileVersion(name: string): number {
   const file = postgresFiles.find((candidate) => candidate.name === name);
   if (!file) throw new Error(`sheaf: the PostgreSQL SQL file ${name} is missing from this package`);
   return file.version;
+}
+
+/** Why `native: true` cannot apply: a dialect without the path, or files that stop before it. */
+export function nativeOutOfReach(path: NativePathInstall | undefined, version: number): SheafError {
+  return new SheafError(
+    'NATIVE_UNAVAILABLE',
+    path
+      ? `the native path needs sheaf SQL version ${path.from}; this install stops at ${version}`
+      : 'the native path is PostgreSQL only: MySQL and MariaDB run sheaf_next_id() as a stored function',
+  );
 }

@@ -5,6 +5,7 @@ import { layoutByName } from '../presets.js';
 import { configureParams, type DialectInstall } from './dialect-install.js';
 import type { InstallOptions } from './install.js';
 import { mysqlInstall } from './mysql.js';
+import { nativeOutOfReach } from './native-path.js';
 import { postgresInstall } from './postgres.js';
 import { statementsOf } from './sql-file.js';
 
@@ -50,9 +51,18 @@ export function installScript(dialect: DialectName, options: InstallOptions = {}
     ...(version >= steps.configureFrom ? [inline(steps.configure, params)] : []),
     // A fresh database has the production variant; only a test clock changes it.
     ...(version >= steps.configureFrom && options.testClock ? (steps.testClock?.statements(files, true) ?? []) : []),
+    ...nativeStatements(steps, version, options.native),
   ];
   const header = `-- sheaf SQL version ${version} (${dialect}) for a database without sheaf: shard ${params[0]}, layout ${params[1]}.`;
   return { version, sql: script(header, steps, statements) };
+}
+
+// Left out, the path stays unchosen: the next install() takes native where it can run.
+function nativeStatements(steps: DialectInstall, version: number, native: boolean | undefined): readonly string[] {
+  if (native === undefined) return [];
+  if (steps.nativePath && version >= steps.nativePath.from) return steps.nativePath.statements(native);
+  if (!native) return [];
+  throw nativeOutOfReach(steps.nativePath, version);
 }
 
 /**
