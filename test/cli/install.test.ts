@@ -9,6 +9,11 @@ const cliTimeout = 120_000;
 
 describeTargets('sheaf install, status and uninstall', (db, target) => {
   const dialect = dialectOf(target);
+  // PostgreSQL's install line also says how next_id() runs.
+  const upToDateLine = (shard: number) =>
+    new RegExp(
+      `\\(already up to date\\): shard ${shard}, layout sheaf${dialect === 'postgres' ? ', next_id\\(\\) in [^\\n]+' : ''}\\n$`,
+    );
 
   it(
     'installs, reports status, stays idempotent and uninstalls',
@@ -46,12 +51,12 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
       expect(text.stdout).toMatch(/^ids issued +yes/m);
 
       const again = await sheaf(['install', '--url', url, '--shard', '8']);
-      expect(again.stdout).toMatch(/\(already up to date\): shard 8, layout sheaf\n$/);
+      expect(again.stdout).toMatch(upToDateLine(8));
       expect(await sheafJson(['status', '--url', url])).toMatchObject({ shard: 8 });
 
       // Without --shard an installed database keeps its shard: a start-up install never moves it to 0.
       const kept = await sheaf(['install', '--url', url]);
-      expect(kept.stdout).toMatch(/\(already up to date\): shard 8, layout sheaf\n$/);
+      expect(kept.stdout).toMatch(upToDateLine(8));
       expect(await sheafJson(['install', '--url', url])).toMatchObject({ shard: 8, layout: 'sheaf' });
       expect(await sheafJson(['status', '--url', url])).toMatchObject({ shard: 8 });
 
@@ -80,6 +85,40 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
       expect(status.code).toBe(1);
       expect(JSON.parse(status.stdout)).toMatchObject({ installed: false });
       await onDatabase(url, db(), (sql) => sql.query('drop table cli_orders'));
+    },
+    cliTimeout,
+  );
+
+  it(
+    'switches next_id() between C and PL/pgSQL with --native and --no-native, and status says which runs',
+    async () => {
+      const url = urlFor(target, db());
+      expect((await sheaf(['install', '--url', url, '--no-native'])).code).toBe(0);
+      const before = await sheafJson<{ native: boolean; nativeAvailable: boolean }>(['status', '--url', url]);
+      expect(before.native).toBe(false);
+      const both = await sheaf(['install', '--url', url, '--native', '--no-native']);
+      expect(both.code).toBe(2);
+      expect(both.stderr).toMatch(/--native and --no-native cannot be combined/);
+
+      const native = await sheaf(['install', '--url', url, '--native']);
+      if (!before.nativeAvailable) {
+        // PGlite, MariaDB, or a server without the extension: refused, and nothing changed.
+        expect(native.code).toBe(1);
+        expect(native.stderr).toMatch(/\(NATIVE_UNAVAILABLE\)/);
+        expect(await sheafJson(['status', '--url', url])).toMatchObject({ native: false });
+        return;
+      }
+      expect(native.code).toBe(0);
+      expect(native.stdout).toMatch(/next_id\(\) in C \(sheaf_native\)\n$/);
+      expect(await sheafJson(['status', '--url', url])).toMatchObject({ native: true });
+      expect((await sheaf(['status', '--url', url])).stdout).toMatch(/^next_id\(\) +C \(extension sheaf_native\)$/m);
+      // Left out, the choice stays.
+      expect((await sheaf(['install', '--url', url])).stdout).toMatch(/next_id\(\) in C/);
+      const back = await sheaf(['install', '--url', url, '--no-native']);
+      expect(back.stdout).toMatch(/next_id\(\) in PL\/pgSQL\n$/);
+      expect((await sheaf(['status', '--url', url])).stdout).toMatch(
+        /^next_id\(\) +PL\/pgSQL \(sheaf_native is available: sheaf install --native\)$/m,
+      );
     },
     cliTimeout,
   );
