@@ -154,6 +154,7 @@ describe('sheafErrorCodes', () => {
         'REGISTRY_UNAVAILABLE',
         'MIGRATION_UNFINISHED',
         'MIGRATION_INTERRUPTED',
+        'NATIVE_UNAVAILABLE',
       ].sort(),
     );
   });
