@@ -1,18 +1,22 @@
 /*
- * Loads sheaf's settings for the native path. They are read as the owner of the calling function
- * (an application role has no right on sheaf's tables) through the latest committed snapshot, so a
- * transaction that started before a reconfiguration never issues ids of the shard it left.
+ * Loads sheaf's settings for the native path. They are read as the owner of schema sheaf (an
+ * application role has no right on sheaf's tables), with search_path pinned as for a security
+ * definer function, through the latest committed snapshot; every call first takes in the catalog's
+ * invalidations, so a transaction that started before a reconfiguration never issues ids of the
+ * shard it left.
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_func.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -23,6 +27,9 @@
 
 static SheafSettings cached;
 static bool cached_valid = false;
+
+/* Holds what a load allocates; reset by the next load. */
+static MemoryContext settings_context = NULL;
 
 /* sheaf._bake() re-creates every generator function when a setting changes. */
 static void
@@ -37,15 +44,22 @@ sheaf_settings_init(void)
 	CacheRegisterSyscacheCallback(PROCOID, invalidate, (Datum) 0);
 }
 
+/*
+ * The owner of schema sheaf, who owns the tables read here. Not the calling function's owner: a
+ * statement that began on the native path keeps calling the C function after a switch to PL/pgSQL
+ * dropped it (and its catalog row) in another session.
+ */
 static Oid
-function_owner(Oid function)
+schema_owner(Oid schema)
 {
-	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(function));
+	HeapTuple	tuple = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(schema));
 	Oid			owner;
 
 	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "sheaf_native: function %u has no catalog entry", function);
-	owner = ((Form_pg_proc) GETSTRUCT(tuple))->proowner;
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("sheaf: schema sheaf is missing; run sheaf install")));
+	owner = ((Form_pg_namespace) GETSTRUCT(tuple))->nspowner;
 	ReleaseSysCache(tuple);
 	return owner;
 }
@@ -89,8 +103,8 @@ read_tables(SheafSettings *s)
 {
 	StringInfoData logical_text;
 
-	query_latest("select shard_id::int8, epoch_ms::int8, shard_bits::int8, sequence_bits::int8, "
-				 "test_clock::int::int8 from sheaf.settings");
+	query_latest("select shard_id::pg_catalog.int8, epoch_ms::pg_catalog.int8, shard_bits::pg_catalog.int8, "
+				 "sequence_bits::pg_catalog.int8, test_clock::pg_catalog.int4::pg_catalog.int8 from sheaf.settings");
 	if (SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -101,7 +115,7 @@ read_tables(SheafSettings *s)
 	s->sequence_bits = (int) column_int64(0, 4);
 	s->test_clock = column_int64(0, 5) != 0;
 
-	query_latest("select shard_id::int8 from sheaf.logical_shards order by 1");
+	query_latest("select shard_id::pg_catalog.int8 from sheaf.logical_shards order by 1");
 	s->logical_count = (int) SPI_processed;
 	s->logical = MemoryContextAlloc(TopMemoryContext, sizeof(int32) * Max(s->logical_count, 1));
 	initStringInfo(&logical_text);
@@ -110,23 +124,38 @@ read_tables(SheafSettings *s)
 		s->logical[i] = (int32) column_int64(i, 1);
 		appendStringInfo(&logical_text, "%s%d", i == 0 ? ", logical shards " : ", ", s->logical[i]);
 	}
-	s->logical_text = MemoryContextStrdup(TopMemoryContext, logical_text.data);
+	s->logical_text = MemoryContextStrdup(settings_context, logical_text.data);
 }
 
 static void
-load(Oid function)
+load(void)
 {
 	SheafSettings s = {0};
 	Oid			schema = get_namespace_oid("sheaf", false);
 	Oid			save_user;
 	int			save_context;
+	int			save_nestlevel;
+
+	if (settings_context == NULL)
+		settings_context = AllocSetContextCreate(TopMemoryContext, "sheaf_native settings", ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(settings_context);
 
 	s.counter = sheaf_relation(schema, "counter");
 	s.block = sheaf_relation(schema, "block");
 	s.next_block = LookupFuncName(list_make2(makeString("sheaf"), makeString("_next_block")), 0, NULL, false);
+	s.next_block_call = MemoryContextAlloc(settings_context, sizeof(FmgrInfo));
+	fmgr_info_cxt(s.next_block, s.next_block_call, settings_context);
 
+	/*
+	 * As a security definer function runs: the queries run as the owner, so nothing the caller
+	 * created may be found by name (a pg_temp type called int8 is found before pg_catalog's, and its
+	 * domain check would run as the owner). An error unwinds the GUC level with the transaction.
+	 */
 	GetUserIdAndSecContext(&save_user, &save_context);
-	SetUserIdAndSecContext(function_owner(function),
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	SetUserIdAndSecContext(schema_owner(schema),
 						   save_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 	PG_TRY();
 	{
@@ -140,6 +169,7 @@ load(Oid function)
 		SetUserIdAndSecContext(save_user, save_context);
 	}
 	PG_END_TRY();
+	AtEOXact_GUC(true, save_nestlevel);
 
 	s.time_shift = s.shard_bits + s.sequence_bits;
 	s.shard_mask = ((INT64CONST(1) << s.shard_bits) - 1) << s.sequence_bits;
@@ -147,23 +177,25 @@ load(Oid function)
 	s.shard_clear = ~s.shard_mask;
 	s.block_seen = PG_INT64_MIN;
 
-	if (cached.logical)
-		pfree(cached.logical);
-	if (cached.logical_text)
-		pfree(cached.logical_text);
 	cached = s;
 }
 
 SheafSettings *
-sheaf_settings(Oid function)
+sheaf_settings(void)
 {
+	/*
+	 * A transaction reads the catalog as of its last lock acquisition: without this, one begun before
+	 * a reconfiguration kept the shard it left (cached here, and in the PL/pgSQL slow path's body)
+	 * for as long as it took no new lock. Cheap when no message is queued.
+	 */
+	AcceptInvalidationMessages();
 	if (!cached_valid)
 	{
 		/* Valid from here: an invalidation that arrives while loading makes the next call reload. */
 		cached_valid = true;
 		PG_TRY();
 		{
-			load(function);
+			load();
 		}
 		PG_CATCH();
 		{

@@ -7,11 +7,15 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
+
 typedef struct SheafSettings
 {
 	Oid			counter;		/* sheaf.counter: the next id of the open block */
 	Oid			block;			/* sheaf.block: the last id of the block opened last */
 	Oid			next_block;		/* sheaf._next_block(): the slow path */
+	FmgrInfo   *next_block_call;	/* its call info, kept: a call sets up the security
+									 * definer context once, not once per slow path */
 	int32		shard_id;
 	int			shard_bits;
 	int			sequence_bits;
@@ -33,6 +37,6 @@ typedef struct SheafSettings
 } SheafSettings;
 
 extern void sheaf_settings_init(void);
-extern SheafSettings *sheaf_settings(Oid function);
+extern SheafSettings *sheaf_settings(void);
 
 #endif

@@ -97,7 +97,7 @@ next_block(const SheafSettings *s)
 
 	if (granted != ACLCHECK_OK)
 		aclcheck_error(granted, OBJECT_FUNCTION, "sheaf._next_block");
-	return DatumGetInt64(OidFunctionCall0(s->next_block));
+	return DatumGetInt64(FunctionCall0Coll(s->next_block_call, InvalidOid));
 }
 
 /*
@@ -125,7 +125,7 @@ next_id(SheafSettings *s)
 Datum
 sheaf_native_next_id(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(next_id(sheaf_settings(fcinfo->flinfo->fn_oid)));
+	PG_RETURN_INT64(next_id(sheaf_settings()));
 }
 
 /* The same checks and messages as the SQL version's next_id(shard). */
@@ -154,7 +154,7 @@ check_shard(const SheafSettings *s, bool isnull, int32 shard)
 Datum
 sheaf_native_next_id_shard(PG_FUNCTION_ARGS)
 {
-	SheafSettings *s = sheaf_settings(fcinfo->flinfo->fn_oid);
+	SheafSettings *s = sheaf_settings();
 	int32		shard = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT32(0);
 
 	check_shard(s, PG_ARGISNULL(0), shard);
