@@ -117,7 +117,7 @@ read_tables(SheafSettings *s)
 
 	query_latest("select shard_id::pg_catalog.int8 from sheaf.logical_shards order by 1");
 	s->logical_count = (int) SPI_processed;
-	s->logical = MemoryContextAlloc(TopMemoryContext, sizeof(int32) * Max(s->logical_count, 1));
+	s->logical = MemoryContextAlloc(settings_context, sizeof(int32) * Max(s->logical_count, 1));
 	initStringInfo(&logical_text);
 	for (int i = 0; i < s->logical_count; i++)
 	{
