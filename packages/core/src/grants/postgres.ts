@@ -33,10 +33,15 @@ export const postgresAppFunctions: readonly string[] = [
 ];
 
 /**
- * The C functions `next_id()` runs on the native path (docs/native.md), present only while the
- * extension is: `sheaf._grant_native()` gives them to whoever may call `next_id()`.
+ * The bodies `next_id()` and `next_id(shard)` inline (docs/native.md): PL/pgSQL, and C while the
+ * extension is installed; `sheaf._grant_native()` gives them to whoever may call `next_id()`.
  */
-export const postgresNativeFunctions: readonly string[] = ['sheaf._native_next_id()', 'sheaf._native_next_id(integer)'];
+export const postgresNativeFunctions: readonly string[] = [
+  'sheaf._plpgsql_next_id()',
+  'sheaf._plpgsql_next_id(integer)',
+  'sheaf._native_next_id()',
+  'sheaf._native_next_id(integer)',
+];
 
 /**
  * The privileges of an application role, as `[privilege, object]` pairs: the fast path reads the
