@@ -1,7 +1,7 @@
 import { grant, install, type SqlExecutor } from '@sheaf/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { describeGeneratorPaths, expectGeneratorPath } from '../support/generator-paths.js';
 import { idsOf, pgClock } from '../support/pg-clock.js';
 import { type SuiteRoles, suiteRoles } from '../support/pg-roles.js';
 
@@ -17,18 +17,19 @@ async function heldKeys(session: SqlExecutor): Promise<string[]> {
 // The slow path's lock, attacked by a role that can merely connect: it holds the key versions 1-7
 // used, and grabs every key it sees held in pg_locks. A test install, so that one session can hold
 // the lock long enough (sheaf.test_pause_ms) for the key to be seen.
-describeTargets(
+describeGeneratorPaths(
   'nobody can hold the generator lock',
-  (db) => {
+  (db, target, path) => {
     let roles: SuiteRoles;
     let stranger: { executor: SqlExecutor; close(): Promise<void> };
 
     beforeAll(async () => {
       roles = await suiteRoles(db());
       await roles.as(roles.owner, async (owner) => {
-        await install(owner, { shard: 3, testClock: true });
+        await install(owner, { shard: 3, testClock: true, ...path.install(target) });
         await grant(owner, roles.app);
       });
+      await expectGeneratorPath(db().executor, path);
       stranger = await db().connect();
       await stranger.executor.query(`set role ${roles.stranger}`);
     });

@@ -1,7 +1,7 @@
 import { auditGrants, decodeId, grant, install, type SqlExecutor } from '@sheaf/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { describeGeneratorPaths, expectGeneratorPath } from '../support/generator-paths.js';
 import { idsOf } from '../support/pg-clock.js';
 import { type SuiteRoles, suiteRoles } from '../support/pg-roles.js';
 
@@ -20,19 +20,20 @@ const shardsOf = (ids: readonly bigint[]) => new Set(ids.map((id) => decodeId(id
 
 // Every reproduction of the least-privilege findings, replayed as the application role that
 // `grant()` sets up and as a role that can merely connect, on a production install.
-describeTargets(
+describeGeneratorPaths(
   'least privilege on PostgreSQL',
-  (db) => {
+  (db, target, path) => {
     let roles: SuiteRoles;
 
     beforeAll(async () => {
       roles = await suiteRoles(db());
       await roles.as(roles.owner, async (owner) => {
-        await install(owner, { shard });
+        await install(owner, { shard, ...path.install(target) });
         await owner.query('create table orders (id bigint primary key default sheaf.next_id(), n integer)');
         await owner.query(`grant insert, select on orders to ${roles.app}`);
         await grant(owner, roles.app);
       });
+      await expectGeneratorPath(db().executor, path);
     });
     afterAll(async () => {
       await roles?.drop();

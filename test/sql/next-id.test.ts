@@ -1,8 +1,8 @@
 import { decodeId, idCeiling, idFloor, install, isSheafError, layoutByName, type SqlExecutor } from '@sheaf/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import vectors from '../fixtures/vectors.json' with { type: 'json' };
-import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { describeGeneratorPaths, expectGeneratorPath } from '../support/generator-paths.js';
 import { expectDistinct, expectIncreasing, idsOf, pgClock } from '../support/pg-clock.js';
 import { seededRandom } from '../support/random.js';
 import { referenceGeneratorSql } from '../support/reference-generator.js';
@@ -54,13 +54,14 @@ async function take(executor: SqlExecutor, count: number, fn = 'sheaf.next_id()'
   return idsOf(await executor.query<{ id: unknown }>(`select ${fn} as id from generate_series(1, ${count})`));
 }
 
-describeTargets(
+describeGeneratorPaths(
   'sheaf.next_id and friends',
-  (db) => {
+  (db, target, path) => {
     const sql = () => db().executor;
 
     beforeAll(async () => {
-      await install(sql(), { testClock: true });
+      await install(sql(), { testClock: true, ...path.install(target) });
+      await expectGeneratorPath(sql(), path);
     });
 
     describe('shared vectors', () => {
