@@ -69,7 +69,7 @@ export const candidates: readonly Candidate[] = [
     name: 'sheaf.next_id() native',
     key: sheafKey,
     call: 'sheaf.next_id()',
-    peer: { extension: 'sheaf_native', install: { shard: 5 } },
+    peer: { extension: 'sheaf_native', install: { shard: 5, native: true } },
   },
 ];
 
@@ -154,7 +154,7 @@ export async function createDatabase(
 /** The shared database: sheaf (shard 5), Instagram's function and its sequence, and `seq`. */
 export function createSharedDatabase(name: string, testClockInstall: boolean): Promise<BenchDatabase> {
   return createDatabase(name, async (sql) => {
-    await install(sql, { shard: 5, testClock: testClockInstall });
+    await install(sql, { shard: 5, testClock: testClockInstall, native: false });
     await sql.query('create schema instagram');
     await sql.query('create sequence instagram.table_id_seq');
     await sql.query('create sequence seq');
