@@ -232,11 +232,24 @@ describeTargets('sheaf doctor', (db, target) => {
       const tiny = defineLayout({ name: 'tiny', epoch: '2024-01-01', timeBits: 41, shardBits: 12, sequenceBits: 4 });
       await withExecutor(url, (sql) => install(sql, { shard: 1, layout: tiny }));
       let running = true;
+      // doctor starts once every session has taken a batch: on a busy machine connecting can take
+      // longer than doctor's window, which then saw no load at all.
+      let started: () => void = () => undefined;
+      let waiting = 3;
+      const allStarted = new Promise<void>((resolve) => {
+        started = () => {
+          waiting -= 1;
+          if (waiting === 0) resolve();
+        };
+      });
       const load = Array.from({ length: 3 }, () =>
         withExecutor(url, async (sql) => {
+          await sql.query(call[dialect].nextIds);
+          started();
           while (running) await sql.query(call[dialect].nextIds);
         }),
       );
+      await Promise.race([allStarted, Promise.all(load)]);
       const { report } = await doctor([url]).finally(() => {
         running = false;
       });

@@ -26,7 +26,7 @@ describeTargets(
         const first = await another();
         const done = await sheaf(['install', '--url', first.database.url!, '--shard', '2', '--registry', registryUrl]);
         expect(done.stderr).toBe('');
-        expect(done.stdout).toMatch(/: shard 2, layout sheaf\n$/);
+        expect(done.stdout).toMatch(/: shard 2, layout sheaf, next_id\(\) in [^\n]+\n$/);
         const [row] = await db().executor.query<{ kind: string }>('select kind from sheaf.workers where worker_id = 2');
         expect(row?.kind).toBe('database');
 

@@ -198,6 +198,8 @@ describeTargets(
     const adoptFile = mysqlFiles.find((f) => f.name === 'adopt_ticket')!;
     const file = statementsOf(adoptFile.sql);
     const version = adoptFile.version;
+    // The next install applies this file again and every later one.
+    const fromAdopt = mysqlFiles.filter((later) => later.version >= version).map((later) => later.version);
     const routines = () =>
       sql().query(`select routine_name, routine_type, security_type, routine_definition from information_schema.routines
         where routine_schema = database() order by routine_name`);
@@ -216,7 +218,7 @@ describeTargets(
       for (let stop = 1; stop < file.length; stop++) {
         const last = await before();
         for (const statement of file.slice(0, stop)) await sql().query(statement);
-        expect((await install(sql())).applied, `stopped after ${stop}`).toEqual([version]);
+        expect((await install(sql())).applied, `stopped after ${stop}`).toEqual(fromAdopt);
         expect(await routines(), `stopped after ${stop}`).toEqual(expected);
         const next = await ticket();
         expect(next > last && next % 2n === 1n, `stopped after ${stop}: ${last} then ${next}`).toBe(true);
