@@ -213,10 +213,13 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
   private waitBackwards(now: number): number {
     const limit = this.clock.monotonic() + 2 * (this.lastMs - now) + 10;
     while (now < this.lastMs) {
-      if (this.lastMs - now > this.maxBackwardsMs || this.clock.monotonic() > limit) {
+      if (this.lastMs - now > this.maxBackwardsMs) {
         throw clockMovedBackwards(this.workerId, this.lastMs, now, this.maxBackwardsMs);
       }
+      // The limit before the clock: a spin descheduled past its limit sees where the clock got to.
+      const late = this.clock.monotonic() > limit;
       now = this.clock.now();
+      if (late && now < this.lastMs) throw clockMovedBackwards(this.workerId, this.lastMs, now, this.maxBackwardsMs);
     }
     return now;
   }
@@ -225,9 +228,11 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
   private waitPast(ms: number): number {
     const limit = this.clock.monotonic() + stuckClockMs;
     for (;;) {
+      // The limit before the clock, as in waitBackwards.
+      const late = this.clock.monotonic() > limit;
       const now = this.clock.now();
       if (now > ms) return now;
-      if (ms - now > this.maxBackwardsMs || this.clock.monotonic() > limit) {
+      if (ms - now > this.maxBackwardsMs || late) {
         throw clockMovedBackwards(this.workerId, this.lastMs, now, this.maxBackwardsMs);
       }
     }
