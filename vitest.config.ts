@@ -21,9 +21,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     // Most of a test waits on a server or a child process: on a 2-core machine the default (one
-    // worker per core but one) left a core idle and the run took 21 minutes; 2 workers took 17 once
-    // every generator test also ran on the native path, 3 keep both cores busy.
-    maxWorkers: 3,
+    // worker per core but one) left a core idle and the run took 21 minutes. 3 workers were no
+    // faster than 2 (both cores are busy already) and made timing tests flakier.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
