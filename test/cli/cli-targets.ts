@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { pgliteExecutor, type SqlExecutor, sheafTriggerSql } from '@sheaf/core';
 import { afterAll } from 'vitest';
 import type { TestDatabase } from '../support/database.js';
+import { openPgliteDir } from '../support/pglite-template.js';
 import type { TargetName } from '../support/targets.js';
 
 const dirs: string[] = [];
@@ -16,9 +16,19 @@ afterAll(() => {
 /** The dialect the CLI reports for a target. */
 export const dialectOf = (target: TargetName) => (target === 'mariadb' ? 'mysql' : 'postgres');
 
-/** A URL for the CLI: the server database, or a fresh PGlite directory on the pglite target. */
-export function urlFor(target: TargetName, db: TestDatabase): string {
+/**
+ * A URL for the CLI: the server database, or on the pglite target a fresh PGlite directory holding
+ * an empty cluster (unpacked from the run's template: the CLI would spend seconds on initdb).
+ */
+export async function urlFor(target: TargetName, db: TestDatabase): Promise<string> {
   if (target !== 'pglite') return db.url!;
+  const url = newPgliteUrl();
+  await (await openPgliteDir(url.slice('pglite:'.length))).close();
+  return url;
+}
+
+/** A `pglite:` URL naming a directory that does not exist yet: the CLI creates the database. */
+export function newPgliteUrl(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sheaf-cli-'));
   dirs.push(dir);
   return `pglite:${join(dir, 'data')}`;
@@ -27,7 +37,7 @@ export function urlFor(target: TargetName, db: TestDatabase): string {
 /** Runs `work` on one connection to the database behind `url` (PGlite: opened here, after the CLI closed it). */
 export async function onDatabase<T>(url: string, db: TestDatabase, work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
   if (url.startsWith('pglite:')) {
-    const pglite = await PGlite.create(url.slice('pglite:'.length));
+    const pglite = await openPgliteDir(url.slice('pglite:'.length));
     try {
       return await work(pgliteExecutor(pglite));
     } finally {

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import {
   defineLayout,
   install,
@@ -18,6 +17,7 @@ import { saturationCheck } from '../../packages/cli/src/doctor/saturation-check.
 import { skewCheck } from '../../packages/cli/src/doctor/skew-check.js';
 import { describeTargets } from '../support/database.js';
 import { pgClock } from '../support/pg-clock.js';
+import { openPgliteDir } from '../support/pglite-template.js';
 import { mysqlUrl, pgUrl, type TargetName, withDatabase } from '../support/targets.js';
 import { dialectOf, nextIdSql, urlFor } from './cli-targets.js';
 import { type CheckJson, type DoctorJson, doctor } from './doctor-run.js';
@@ -60,7 +60,7 @@ async function onServer(target: TargetName, statement: string): Promise<void> {
 /** Runs `work` on one connection to the database behind a CLI URL (a PGlite directory is created). */
 async function withExecutor<T>(url: string, work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
   if (url.startsWith('pglite:')) {
-    const db = await PGlite.create(url.slice('pglite:'.length));
+    const db = await openPgliteDir(url.slice('pglite:'.length));
     return work(pgliteExecutor(db)).finally(() => db.close());
   }
   if (url.startsWith('mysql:')) {
@@ -95,7 +95,7 @@ describeTargets('sheaf doctor', (db, target) => {
   it(
     'passes a healthy install with exit 0, as a table and as JSON',
     async () => {
-      const url = urlFor(target, db());
+      const url = await urlFor(target, db());
       expect((await sheaf(['install', '--url', url, '--shard', '9'])).code).toBe(0);
       await withExecutor(url, async (sql) => {
         await sql.query(nextIdSql[dialect]);

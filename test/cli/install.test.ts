@@ -1,7 +1,7 @@
 import { sqlVersion } from '@sheaf/core';
 import { expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
-import { dialectOf, keyedTableSql, nextIdSql, onDatabase, urlFor } from './cli-targets.js';
+import { dialectOf, keyedTableSql, newPgliteUrl, nextIdSql, onDatabase, urlFor } from './cli-targets.js';
 import { sheaf, sheafJson } from './run-sheaf.js';
 
 // Several CLI processes per test, and PGlite boots in each one (1 to 2 s on a busy machine).
@@ -18,7 +18,8 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
   it(
     'installs, reports status, stays idempotent and uninstalls',
     async () => {
-      const url = urlFor(target, db());
+      // On PGlite the directory does not exist yet: the CLI creates the database, as a user's first run does.
+      const url = target === 'pglite' ? newPgliteUrl() : await urlFor(target, db());
       const installed = await sheafJson<{ version: number; applied: number[] }>([
         'install',
         '--url',
@@ -72,7 +73,7 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
   it(
     'exits 1 with IN_USE while a table uses sheaf, and removes it with --force',
     async () => {
-      const url = urlFor(target, db());
+      const url = await urlFor(target, db());
       expect((await sheaf(['install', '--url', url])).code).toBe(0);
       await onDatabase(url, db(), async (sql) => {
         for (const statement of keyedTableSql[dialect]) await sql.query(statement);
@@ -93,7 +94,7 @@ describeTargets('sheaf install, status and uninstall', (db, target) => {
   it.skipIf(target === 'pglite')(
     'switches next_id() between C and PL/pgSQL with --native and --no-native, and status says which runs',
     async () => {
-      const url = urlFor(target, db());
+      const url = await urlFor(target, db());
       expect((await sheaf(['install', '--url', url, '--no-native'])).code).toBe(0);
       const before = await sheafJson<{ native: boolean; nativeAvailable: boolean }>(['status', '--url', url]);
       expect(before.native).toBe(false);

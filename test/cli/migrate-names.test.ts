@@ -36,7 +36,7 @@ describeTargets('sheaf migrate with line breaks in a table name', (db, target) =
   it(
     'spells out line breaks in every comment and progress line; the generated files run as written',
     async () => {
-      const url = urlFor(target, db());
+      const url = await urlFor(target, db());
       expect((await sheaf(['install', '--url', url])).code).toBe(0);
       await onDatabase(url, db(), async (sql) => {
         for (const statement of ddl[dialect]) await sql.query(statement);

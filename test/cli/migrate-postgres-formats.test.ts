@@ -14,6 +14,7 @@ import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
+import { openPgliteDir } from '../support/pglite-template.js';
 import {
   columnTypes,
   type DataSnapshot,
@@ -104,7 +105,7 @@ function knexFor(url: string): Knex {
 /** Runs drizzle's own migrator for the target on `folder`. */
 async function drizzleMigrate(url: string, folder: string): Promise<void> {
   if (url.startsWith('pglite:')) {
-    const pglite = await PGlite.create(url.slice('pglite:'.length));
+    const pglite = await openPgliteDir(url.slice('pglite:'.length));
     try {
       await migratePglite(drizzlePglite(pglite), { migrationsFolder: folder });
     } finally {

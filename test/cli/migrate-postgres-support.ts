@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { install, pgExecutor, pgliteExecutor, type SqlExecutor } from '@sheaf/core';
 import pg from 'pg';
 import { afterAll } from 'vitest';
 import { fingerprintPostgres } from '../../packages/migrate/src/apply/fingerprint-postgres.js';
 import type { TableFingerprint } from '../../packages/migrate/src/model.js';
 import { dropPgDatabase } from '../support/drop-pg-database.js';
+import { openPgliteDir } from '../support/pglite-template.js';
 import { pgUrl, type TargetName, withDatabase } from '../support/targets.js';
 
 const fixture = readFileSync(new URL('../fixtures/migrate/postgres.sql', import.meta.url), 'utf8');
@@ -67,7 +67,7 @@ export async function withSql<T>(
   work: (sql: SqlExecutor, raw: (script: string) => Promise<unknown>) => Promise<T>,
 ): Promise<T> {
   if (url.startsWith('pglite:')) {
-    const db = await PGlite.create(url.slice('pglite:'.length));
+    const db = await openPgliteDir(url.slice('pglite:'.length));
     try {
       return await work(pgliteExecutor(db), (script) => db.exec(script));
     } finally {

@@ -53,7 +53,7 @@ describeTargets(
     it(
       'reports key slots, not flags, and says how the calls fail',
       async () => {
-        const url = urlFor(target, db());
+        const url = await urlFor(target, db());
         expect((await sheaf(['install', '--url', url])).code).toBe(0);
         await onDatabase(url, db(), async (sql) => {
           for (const statement of schema[dialect]) await sql.query(statement);

@@ -83,7 +83,7 @@ describeTargets(
     it(
       'warns about what it leaves as it is, skips the 1:1 table, and moves both tables sharing a sequence',
       async () => {
-        const url = urlFor(target, db());
+        const url = await urlFor(target, db());
         expect((await sheaf(['install', '--url', url])).code).toBe(0);
         await onDatabase(url, db(), async (sql) => {
           for (const statement of schema[dialect]) await sql.query(statement);

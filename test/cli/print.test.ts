@@ -13,7 +13,7 @@ describeTargets('sheaf install --print and uninstall --print', (db, target) => {
   it(
     '--print writes SQL that installs the same thing when a driver runs it',
     async () => {
-      const url = urlFor(target, db());
+      const url = await urlFor(target, db());
       const printed = await sheaf(['install', '--url', url, '--shard', '3', '--layout', 'instagram', '--print']);
       expect(printed.code).toBe(0);
       const statements = printed.stdout.split(/^-- sheaf:break$/m);

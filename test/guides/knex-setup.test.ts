@@ -26,11 +26,11 @@ describeTargets('docs/guides/knex.md setup: app ids and database ids in one tabl
   const apps: App[] = [];
 
   beforeAll(async () => {
-    k = connectKnex(target, db().url);
+    k = await connectKnex(target, db().url);
     await k.migrate.latest({ migrationSource });
     for (let i = 0; i < PROCESSES; i++) {
       // PGlite is embedded in this process: its processes share the one knex.
-      const own = target === 'pglite' ? k : connectKnex(target, db().url);
+      const own = target === 'pglite' ? k : await connectKnex(target, db().url);
       apps.push({ knex: own, snowflake: await startIds(own) });
     }
   });

@@ -260,9 +260,9 @@ describeTargets(
 describeTargets('knex helpers before and after install', (db, target) => {
   let k: Knex;
   const mysql = target === 'mariadb';
-  beforeAll(() => {
+  beforeAll(async () => {
     // PGlite: knex-pglite opens an embedded database of its own, also without sheaf.
-    k = connectKnex(target, db().url);
+    k = await connectKnex(target, db().url);
   });
   afterAll(() => k?.destroy());
 
@@ -313,7 +313,7 @@ describeTargets('sheaf status exit code', (db, target) => {
   it(
     'exits 1 with NOT_INSTALLED where sheaf is not installed (the status still printed), 0 once it is',
     async () => {
-      const url = urlFor(target, db());
+      const url = await urlFor(target, db());
       await onDatabase(url, db(), (executor) => executor.query('select 1'));
       const missing = await sheaf(['status', '--url', url, '--json']);
       expect(missing.code).toBe(1);

@@ -139,7 +139,7 @@ describeTargets('explicit ids', (db, target) => {
     );
 
     extendKnex(knex);
-    k = connectKnex(target, db().url);
+    k = await connectKnex(target, db().url);
     await installSheaf(k, { shard: 1, layout: 'js53' });
     await k.schema.createTable('knex_ids', (table) => {
       knexSheafId(table, 'id', { layout: 'js53' });

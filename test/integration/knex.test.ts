@@ -15,8 +15,8 @@ it('importing @sheaf/knex patches nothing: insertWithIds exists on builders only
 
 describeTargets('knex', (db, target) => {
   let k: Knex;
-  beforeAll(() => {
-    k = connectKnex(target, db().url);
+  beforeAll(async () => {
+    k = await connectKnex(target, db().url);
   });
   afterAll(async () => {
     await k?.destroy();

@@ -1,4 +1,3 @@
-import { PGlite } from '@electric-sql/pglite';
 import {
   BatchedDbIds,
   decodeId,
@@ -16,6 +15,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../support/database.js';
 import { expectSheafError } from '../support/expect-sheaf-error.js';
+import { freshPglite } from '../support/pglite-template.js';
 import { selectedTargets, type TargetName } from '../support/targets.js';
 
 /** A raw client of a driver, as an application has it, and how to end it. */
@@ -79,7 +79,7 @@ const clients: RawClient[] = [
     label: 'a PGlite instance',
     target: 'pglite',
     async open() {
-      const db = await PGlite.create();
+      const db = await freshPglite();
       return { client: db, end: () => db.close() };
     },
   },

@@ -1,4 +1,3 @@
-import { PGlite } from '@electric-sql/pglite';
 import { install, mysql2Executor, pgExecutor, pgliteExecutor, type SqlExecutor, TicketClient } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { createTicket } from '../support/generator-sql.js';
+import { freshPglite } from '../support/pglite-template.js';
 import { mysqlUrl, pgUrl, type TargetName, withDatabase } from '../support/targets.js';
 
 /** A second ticket server that the test can take down for real: a dropped database, a closed PGlite. */
@@ -13,7 +13,7 @@ async function secondServer(
   target: TargetName,
 ): Promise<{ executor: SqlExecutor; takeDown(): Promise<void>; close(): Promise<void> }> {
   if (target === 'pglite') {
-    const db = await PGlite.create();
+    const db = await freshPglite();
     const takeDown = async () => (db.closed ? undefined : db.close());
     return { executor: pgliteExecutor(db), takeDown, close: takeDown };
   }

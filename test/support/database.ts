@@ -1,9 +1,10 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { mysql2Executor, pgExecutor, pgliteExecutor, type SqlExecutor } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
 import { dropPgDatabase } from './drop-pg-database.js';
+import { freshPglite } from './pglite-template.js';
 import { allTargets, mysqlUrl, pgUrl, selectedTargets, type TargetName, withDatabase } from './targets.js';
 
 /** A connection of its own, for tests that need several sessions at once. */
@@ -96,7 +97,7 @@ async function openMariadb(): ReturnType<Opener> {
 }
 
 async function openPglite(): ReturnType<Opener> {
-  const db = await PGlite.create();
+  const db = await freshPglite();
   return {
     database: {
       target: 'pglite',

@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { writePgliteTemplate } from './pglite-template.js';
 import { mysqlUrl, pgUrl, selectedTargets } from './targets.js';
 
 const howToStart =
@@ -10,10 +15,11 @@ const howToStart =
 
 /**
  * Brings the packages' build up to date (incremental: seconds when nothing changed), so tests that
- * run the `sheaf` bin run the code under test; then fails the run up front, with instructions, when
- * a selected server target cannot be reached.
+ * run the `sheaf` bin run the code under test; fails the run up front, with instructions, when a
+ * selected server target cannot be reached; writes the PGlite template that test files unpack
+ * (pglite-template.ts), removed when the run ends.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(project: TestProject): Promise<() => Promise<void>> {
   execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url))], {
     stdio: 'inherit',
   });
@@ -38,4 +44,8 @@ export default async function globalSetup(): Promise<void> {
       throw new Error(`MariaDB target unreachable at ${mysqlUrl}: ${String(error)}. ${howToStart}`);
     }
   }
+  const template = join(tmpdir(), `sheaf-pglite-template-${process.pid}.tar`);
+  await writePgliteTemplate(template);
+  project.provide('pgliteTemplate', template);
+  return () => rm(template, { force: true });
 }
