@@ -21,7 +21,7 @@ for (const path of pages) {
   const text = readFileSync(path, 'utf8');
   const next = text.replace(marker, (_, line, file) => {
     const code = readFileSync(join(dirname(path), file), 'utf8').trimEnd();
-    const lang = extname(file) === '.prisma' ? 'prisma' : 'ts';
+    const lang = { '.prisma': 'prisma', '.sh': 'sh' }[extname(file)] ?? 'ts';
     return `${line}\n\`\`\`${lang}\n${code}\n\`\`\`\n`;
   });
   if (next === text) continue;

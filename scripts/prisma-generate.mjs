@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = fileURLToPath(new URL('../node_modules/prisma/build/index.js', import.meta.url));
-for (const schema of ['schema.postgres.prisma', 'schema.mysql.prisma']) {
+for (const schema of ['schema.postgres.prisma', 'schema.mysql.prisma', 'schema.adopted.prisma']) {
   execFileSync(process.execPath, [cli, 'generate', '--schema', `docs/guides/examples/prisma/${schema}`], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
