@@ -165,4 +165,35 @@ describe('the packed packages in an app outside the repository', () => {
     },
     120_000,
   );
+
+  it.skipIf(!targets.includes('mariadb'))(
+    'npx sheaf migrate --no-auto-increment --apply converts a MariaDB table, then drizzle $returningId() returns the stored ids',
+    async () => {
+      const converted = `${database}_converted`;
+      const url = withDatabase(mysqlUrl, converted);
+      const admin = await mysql.createConnection({ uri: mysqlUrl });
+      try {
+        await admin.query(`create database ${converted}`);
+        // The application's table before sheaf, with a row whose id must survive.
+        await admin.query(
+          `create table ${converted}.orders (id int not null auto_increment primary key, item varchar(40) not null)`,
+        );
+        await admin.query(`insert into ${converted}.orders (item) values ('before sheaf')`);
+        expect(await sheaf('install', '--url', url, '--shard', '8')).toContain('shard 8, layout sheaf');
+        expect(await sheaf('migrate', '--url', url, '--table', 'orders', '--no-auto-increment', '--apply')).toContain(
+          'dropped AUTO_INCREMENT from 1 keys',
+        );
+
+        const { returned, stored, workerId } = await script('drizzle-converted.mjs', url);
+        expect(stored.map((row: { item: string }) => row.item)).toEqual(['before sheaf', 'tea', 'rice', 'ink']);
+        expect(stored[0].id).toBe('1');
+        expect(returned).toEqual(stored.slice(1).map((row: { id: string }) => row.id));
+        for (const id of returned) expect(decodeId(id).shardId).toBe(workerId);
+      } finally {
+        await admin.query(`drop database if exists ${converted}`);
+        await admin.end();
+      }
+    },
+    120_000,
+  );
 });

@@ -20,6 +20,7 @@ export type {
   Migration,
   MigrationStep,
   MigrationWarning,
+  PlanOptions,
   QualifiedName,
   SchemaFact,
   SkippedTable,

@@ -4,7 +4,7 @@ import { fingerprintMysql } from './apply/fingerprint-mysql.js';
 import { fingerprintPostgres } from './apply/fingerprint-postgres.js';
 import { inspectMysql } from './inspect/inspect-mysql.js';
 import { inspectPostgres } from './inspect/inspect-postgres.js';
-import type { Inspection, Migration, QualifiedName, TableFingerprint, TableSelection } from './model.js';
+import type { Inspection, Migration, PlanOptions, QualifiedName, TableFingerprint, TableSelection } from './model.js';
 import { renderMysql } from './plan/render-mysql.js';
 import { renderPostgres } from './plan/render-postgres.js';
 
@@ -29,12 +29,14 @@ export function inspect(db: Database, selection: TableSelection): Promise<Inspec
 /**
  * Turns an inspection into the statements that move its tables onto sheaf ids, in order, with a
  * description of each; `transactional` says whether they can run in one transaction.
+ * `{ autoIncrement: false }` (MySQL/MariaDB) ends the keys without AUTO_INCREMENT ({@link PlanOptions}).
  *
  * @example
  * const migration = plan(await inspect(pool, { all: true }));
+ * const forDrizzle = plan(await inspect(pool, { tables: ['orders'] }), { autoIncrement: false });
  */
-export function plan(inspection: Inspection): Migration {
-  return dialects[inspection.dialect].render(inspection);
+export function plan(inspection: Inspection, options: PlanOptions = {}): Migration {
+  return dialects[inspection.dialect].render(inspection, options);
 }
 
 /**

@@ -36,6 +36,11 @@ export interface ColumnAttributes {
   /** The default as the server prints it (`0`), or null when the column has none or defaults to NULL. */
   readonly default: string | null;
   readonly autoIncrement: boolean;
+  /**
+   * Set on a migrated or sheaf-keyed key with AUTO_INCREMENT: the table's counter at inspection (the
+   * next value it hands out), which putting AUTO_INCREMENT back restores.
+   */
+  readonly counter?: bigint;
   /** The column comment; empty when there is none. */
   readonly comment: string;
 }
@@ -80,6 +85,11 @@ export interface SkippedTable {
   readonly table: QualifiedName;
   /** A sentence naming the table ("table public.x has no primary key"): the plan prints it as is. */
   readonly reason: string;
+  /**
+   * MySQL/MariaDB: the key of a table that sheaf's trigger keys already and that still has
+   * AUTO_INCREMENT; `plan(inspection, { autoIncrement: false })` drops it.
+   */
+  readonly autoIncrementKey?: ColumnToWiden;
 }
 
 /** What a warning is about. */
@@ -153,7 +163,23 @@ export type SchemaFact =
   /** These columns of `table` are signed `bigint`. */
   | { readonly kind: 'bigint columns'; readonly table: QualifiedName; readonly columns: readonly string[] }
   /** This trigger exists. */
-  | { readonly kind: 'trigger'; readonly name: QualifiedName };
+  | { readonly kind: 'trigger'; readonly name: QualifiedName }
+  /** This column of `table` exists without AUTO_INCREMENT. */
+  | { readonly kind: 'no auto_increment'; readonly table: QualifiedName; readonly column: string };
+
+/**
+ * How to plan. `autoIncrement` (MySQL/MariaDB, default true): whether keys that have AUTO_INCREMENT
+ * keep it. Kept, a driver's `insertId` of a one-row insert is the sheaf id the trigger set; but the
+ * server then reports any id an insert gives as its insertId too, which breaks ORMs that count from
+ * it (drizzle's `$returningId()`). `false` ends every such key as `bigint not null default 0`, filled
+ * by the trigger, and also drops AUTO_INCREMENT from keys that sheaf's trigger keys already.
+ *
+ * @example
+ * const migration = plan(await inspect(pool, { tables: ['orders'] }), { autoIncrement: false });
+ */
+export interface PlanOptions {
+  readonly autoIncrement?: boolean;
+}
 
 /** A rendered migration: the statements in order, and whether they can run in one transaction. */
 export interface Migration {

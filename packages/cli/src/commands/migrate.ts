@@ -14,7 +14,7 @@ export const migrateCommand = defineCommand({
   summary: 'move existing tables with integer keys onto sheaf ids (plan, migration files, or apply)',
   help: `
 Usage: sheaf migrate [--url <url>] (--table <name>... | --all) [--format sql|prisma|knex|drizzle]
-                     [--out <dir>] [--apply] [--online] [--json]
+                     [--out <dir>] [--apply] [--online] [--no-auto-increment] [--json]
        sheaf migrate [--url <url>] (--status | --abort) [--json]
 
 Inspects the tables' primary keys, their sequences / identities / AUTO_INCREMENT and every column
@@ -36,6 +36,11 @@ ${urlHelp}
   --abort            MySQL/MariaDB: undo the unfinished migration's finished steps, last first
   --online           PostgreSQL: add bigint columns, backfill in batches, then swap, so no lock is
                      held for long; resumable (run the same command again after an interruption)
+  --no-auto-increment
+                     MySQL/MariaDB: end the keys as bigint not null default 0, filled by the trigger,
+                     without AUTO_INCREMENT (drizzle's $returningId() needs that; a driver's insertId
+                     is then 0), also on tables sheaf's trigger keys already; default: AUTO_INCREMENT
+                     stays, and a one-row insert's insertId is the sheaf id
   --json             print the plan (and what --out and --apply did) as JSON
   -h, --help         show this help
 
@@ -51,6 +56,7 @@ See docs/migrating-existing-tables.md.
     status: { type: 'boolean' },
     abort: { type: 'boolean' },
     online: { type: 'boolean' },
+    'no-auto-increment': { type: 'boolean' },
     json: { type: 'boolean' },
   },
   async run(args, io) {
@@ -61,6 +67,9 @@ See docs/migrating-existing-tables.md.
     if (journal) return withConnection(target, { create: false }, (executor) => journal(executor, io));
     const options = migrateOptions(args);
     if (options.online && target.dialect !== 'postgres') throw new UsageError('--online is PostgreSQL only');
+    if (!options.autoIncrement && target.dialect !== 'mysql') {
+      throw new UsageError('--no-auto-increment is MySQL/MariaDB only: PostgreSQL keys have no AUTO_INCREMENT');
+    }
     await withConnection(target, { create: false }, (executor) => runMigrate(executor, options, io));
   },
 });
@@ -71,7 +80,7 @@ function journalCommand(args: Args, dialect: DialectName) {
   const abort = flag(args, 'abort');
   if (!status && !abort) return undefined;
   const name = status ? '--status' : '--abort';
-  const others = ['table', 'all', 'format', 'out', 'apply', 'online', 'status', 'abort'].filter(
+  const others = ['table', 'all', 'format', 'out', 'apply', 'online', 'no-auto-increment', 'status', 'abort'].filter(
     (other) => other !== name.slice(2) && args.values[other] !== undefined,
   );
   if (others.length > 0) {
@@ -105,6 +114,7 @@ function migrateOptions(args: Args): MigrateOptions {
     out,
     apply: flag(args, 'apply'),
     online,
+    autoIncrement: !flag(args, 'no-auto-increment'),
     json: flag(args, 'json'),
   };
 }

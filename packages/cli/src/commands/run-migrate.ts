@@ -25,6 +25,8 @@ export interface MigrateOptions {
   readonly out: string | undefined;
   readonly apply: boolean;
   readonly online: boolean;
+  /** false with --no-auto-increment (MySQL/MariaDB): keys end without AUTO_INCREMENT. */
+  readonly autoIncrement: boolean;
   readonly json: boolean;
 }
 
@@ -36,7 +38,7 @@ export async function runMigrate(executor: SqlExecutor, options: MigrateOptions,
   if (await continueUnfinished(executor, options, io)) return;
   const inspection = await inspect(executor, options.selection);
   if (options.online) return runOnline(executor, inspection, io);
-  const migration = plan(inspection);
+  const migration = plan(inspection, { autoIncrement: options.autoIncrement });
   const report: Record<string, unknown> = {
     ...inspection,
     steps: migration.steps,
@@ -88,10 +90,14 @@ async function apply(
   );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (!options.json) {
-    io.out(
-      `\nmigrated ${inspection.tables.length} tables in ${seconds} s; verified ${tables.length} tables: ` +
-        `row counts and checksums unchanged (${tables.map((table) => displayName(table, inspection.dialect)).join(', ')})\n`,
-    );
+    const dropped = migration.steps.filter((step) => step.effect?.some((fact) => fact.kind === 'no auto_increment'));
+    const verified = tables.map((table) => displayName(table, inspection.dialect)).join(', ');
+    const parts = [
+      `migrated ${inspection.tables.length} tables in ${seconds} s`,
+      dropped.length > 0 ? `dropped AUTO_INCREMENT from ${dropped.length} keys` : '',
+      tables.length > 0 ? `verified ${tables.length} tables: row counts and checksums unchanged (${verified})` : '',
+    ];
+    io.out(`\n${parts.filter(Boolean).join('; ')}\n`);
   }
   return result.after.map((after) => ({ table: after.table, rows: after.rows, checksum: after.checksum }));
 }

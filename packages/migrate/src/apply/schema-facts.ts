@@ -33,6 +33,15 @@ async function holds(session: SqlExecutor, fact: SchemaFact): Promise<boolean> {
     );
     return fact.columns.every((column) => found.has(column));
   }
+  if (fact.kind === 'no auto_increment') {
+    const found = await names(
+      session,
+      `select column_name as name from information_schema.columns
+       where table_schema = ? and table_name = ? and column_name = ? and extra not like '%auto_increment%'`,
+      [fact.table.schema, fact.table.name, fact.column],
+    );
+    return found.has(fact.column);
+  }
   const found = await names(
     session,
     'select trigger_name as name from information_schema.triggers where trigger_schema = ? and trigger_name = ?',

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { display, displayPart } from '../names.js';
+import { keptAutoIncrement } from '../plan/key-shapes.js';
 import { type FormatInput, type FormatOutput, headerLines, stepTexts } from './format-common.js';
 
 interface JournalEntry {
@@ -48,6 +50,22 @@ export function formatDrizzle(input: FormatInput): FormatOutput {
     notes: [
       'Change the key columns in your drizzle schema to sheafId() from @sheaf/drizzle (and referencing columns to bigint),',
       'then `drizzle-kit generate` should find nothing left to change.',
+      ...returningIdNotes(input),
     ],
   };
+}
+
+/**
+ * MySQL/MariaDB: drizzle's `$returningId()` counts from the insertId, which a key with
+ * AUTO_INCREMENT reports as the id the insert gave (a sheaf id, or a string of one): it throws
+ * after the rows are stored, or returns nothing (docs/guides/drizzle.md).
+ */
+function returningIdNotes({ inspection, migration }: FormatInput): string[] {
+  const kept = keptAutoIncrement(inspection, migration);
+  if (kept.length === 0) return [];
+  const keys = kept.map((key) => `${display(key.table, 'mysql')}.${displayPart(key.column, 'mysql')}`);
+  return [
+    `${keys.join(', ')} keep${kept.length === 1 ? 's' : ''} AUTO_INCREMENT: drizzle's $returningId() fails there after the rows are stored.`,
+    'For drizzle, plan with --no-auto-increment instead, or run `sheaf migrate --table <name> --no-auto-increment --apply` after this one.',
+  ];
 }

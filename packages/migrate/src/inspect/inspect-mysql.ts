@@ -2,7 +2,7 @@ import { SheafError, type SqlExecutor } from '@sheaf/core';
 import type { Inspection, SkippedTable, TableSelection, TableToMigrate } from '../model.js';
 import { display } from '../names.js';
 import { checkFloor, type KeyHigh } from './floor-check.js';
-import { type MysqlColumn, readMysqlColumns } from './mysql-columns.js';
+import { type MysqlColumn, readMysqlColumns, toWiden } from './mysql-columns.js';
 import { mysqlDependentIndexes, mysqlDependentTriggers, mysqlDependentViews } from './mysql-dependents.js';
 import { mysqlKeyClosure } from './mysql-foreign-keys.js';
 import { inspectMysqlKey, readMysqlKeys } from './mysql-keys.js';
@@ -79,7 +79,9 @@ async function judgeKeys(
       throw new SheafError('UNSUPPORTED_KEY', verdict.reason, { details: { table: display(table, 'mysql') } });
     }
     if (verdict.kind !== 'migrate') {
-      skipped.push({ table: { schema: table.schema, name: table.name }, reason: verdict.reason });
+      const entry = { table: { schema: table.schema, name: table.name }, reason: verdict.reason };
+      const key = verdict.kind === 'done' ? verdict.key : undefined;
+      skipped.push(key ? { ...entry, autoIncrementKey: toWiden(key) } : entry);
       continue;
     }
     const shared = sharedKeys.get(table.name);

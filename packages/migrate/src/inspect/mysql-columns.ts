@@ -44,6 +44,8 @@ export async function readMysqlColumns(
   schemas: readonly string[],
 ): Promise<Map<string, MysqlColumn>> {
   const unique = [...new Set(schemas)];
+  // `in ()` is a syntax error: a database without foreign keys whose keys sheaf fills already asks for none.
+  if (unique.length === 0) return new Map();
   const rows = await executor.query<ColumnRow>(columnsSql(unique.length), unique);
   return new Map(rows.map((row) => [columnKey(toRef(row)), toColumn(row)]));
 }

@@ -9,7 +9,9 @@ import type { MysqlTable } from './mysql-tables.js';
 export type MysqlKeyVerdict =
   | { readonly kind: 'migrate'; readonly table: TableToMigrate; readonly key: MysqlColumn }
   /** `unsupported` refuses `--table`; `done` (a sheaf trigger fills the key already) is skipped either way. */
-  | { readonly kind: 'unsupported' | 'done'; readonly reason: string };
+  | { readonly kind: 'unsupported'; readonly reason: string }
+  /** `key` is set when it still has AUTO_INCREMENT, which a plan may drop. */
+  | { readonly kind: 'done'; readonly reason: string; readonly key?: MysqlColumn };
 
 const integerTypes = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'bigint']);
 
@@ -78,21 +80,29 @@ export async function inspectMysqlKey(
       reason: `table ${name} has a primary key ${part(column)} of type ${type}: sheaf migrates integer keys only (tinyint, smallint, mediumint, int, bigint)`,
     };
   }
-  if (sheafTrigger)
-    return {
-      kind: 'done',
-      reason: `table ${name}: trigger ${part(sheafTrigger)} already gives ${part(column)} sheaf ids`,
-    };
+  if (sheafTrigger) {
+    const reason = `table ${name}: trigger ${part(sheafTrigger)} already gives ${part(column)} sheaf ids`;
+    return key.attributes?.autoIncrement
+      ? { kind: 'done', reason, key: withCounter(key, table) }
+      : { kind: 'done', reason };
+  }
   const q = mysqlDialect.quoteIdent;
   const [stats] = await executor.query<{ max_id: string | null; row_count: string }>(
     `select cast(max(${q(column)}) as char) as max_id, count(*) as row_count from ${q(table.name)}`,
   );
   const migrate: TableToMigrate = {
     table: { schema: table.schema, name: table.name },
-    primaryKey: toWiden(key),
+    primaryKey: toWiden(withCounter(key, table)),
     generator: mysqlGenerator(key),
     maxId: stats?.max_id == null ? null : BigInt(stats.max_id),
     rowCount: BigInt(stats?.row_count ?? 0),
   };
   return { kind: 'migrate', table: migrate, key };
+}
+
+/** The key with its table's AUTO_INCREMENT counter, when it has AUTO_INCREMENT and the server reports one. */
+function withCounter(key: MysqlColumn, table: MysqlTable): MysqlColumn {
+  const attributes = key.attributes;
+  if (!attributes?.autoIncrement || table.autoIncrement === null) return key;
+  return { ...key, attributes: { ...attributes, counter: table.autoIncrement } };
 }

@@ -172,7 +172,8 @@ function lastInsertId(tables: readonly TableToMigrate[]): MigrationWarning[] {
         `after the migration LAST_INSERT_ID() no longer returns the id of a row inserted into ${list(tables)}: ` +
         "sheaf's trigger sets the key, so AUTO_INCREMENT generates none and LAST_INSERT_ID() keeps its earlier " +
         "value (0, or the id of an earlier insert into another table); read the driver's insertId of a one-row " +
-        `insert (the sheaf id), use insert … returning id, or call sheaf_next_id() first and insert that id${zero}`,
+        'insert (the sheaf id while the key keeps AUTO_INCREMENT; 0 once --no-auto-increment drops it), use ' +
+        `insert … returning id, or call sheaf_next_id() first and insert that id${zero}`,
     },
   ];
 }

@@ -18,6 +18,15 @@ export function modifyColumn(column: ColumnToWiden, type: string): string {
   return `modify ${q(column.column)} ${type} ${column.nullable ? 'null' : 'not null'}${defaultSql}${increment}${comment}`;
 }
 
+/**
+ * The key as sheaf's trigger alone fills it: without AUTO_INCREMENT, and `default 0` so that an
+ * `insert … select` leaving it out passes strict mode (without a default it fails, error 1364,
+ * before the trigger runs); the trigger replaces the 0.
+ */
+export function triggerFilledKey(column: ColumnToWiden): ColumnToWiden {
+  return { ...column, attributes: { default: '0', autoIncrement: false, comment: column.attributes?.comment ?? '' } };
+}
+
 /** Re-creates a foreign key with its name, columns and rules as inspected. */
 export const addForeignKey = (fk: ForeignKey): string => `add constraint ${q(fk.name)} ${fk.definition}`;
 

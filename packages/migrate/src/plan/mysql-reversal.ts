@@ -1,4 +1,5 @@
 import type { ColumnToWiden, ForeignKey, MigrationStep, QualifiedName } from '../model.js';
+import type { CountedKey } from './key-shapes.js';
 import { addForeignKey, dropForeignKey, modifyColumn } from './mysql-clauses.js';
 
 /** What a MySQL step adds to its statement: the catalog facts it makes true, and its inverse. */
@@ -55,4 +56,18 @@ export function readdReversal(ref: Ref, table: QualifiedName, fks: readonly Fore
 /** Creating sheaf's trigger: it exists (its name was free: inspection checks); undone by dropping it. */
 export function triggerReversal(ref: Ref, trigger: QualifiedName): Reversal {
   return { effect: [{ kind: 'trigger', name: trigger }], undo: `drop trigger if exists ${ref(trigger)}` };
+}
+
+/**
+ * Dropping a key's AUTO_INCREMENT: the key has none (it had it at inspection, and no other step
+ * removes it); undone by restating the key as inspected, AUTO_INCREMENT included, in its type then,
+ * with the counter where it was: added back, AUTO_INCREMENT would start above the largest key
+ * instead, below ids of rows deleted before the migration.
+ */
+export function dropAutoIncrementReversal(ref: Ref, { key, type }: CountedKey): Reversal {
+  const counter = key.attributes?.counter;
+  return {
+    effect: [{ kind: 'no auto_increment', table: key.table, column: key.column }],
+    undo: `alter table ${ref(key.table)} ${modifyColumn(key, type)}${counter === undefined ? '' : `, auto_increment = ${counter}`}`,
+  };
 }

@@ -1,14 +1,31 @@
 import type { DialectName } from '@sheaf/core';
-import type { Dependent, Inspection, KeyGenerator, Migration, QualifiedName, TableToMigrate } from '../model.js';
-import { display, displayPart } from '../names.js';
+import type {
+  Dependent,
+  Inspection,
+  KeyGenerator,
+  Migration,
+  QualifiedName,
+  SkippedTable,
+  TableToMigrate,
+} from '../model.js';
+import { display, displayPart, nameKey } from '../names.js';
+import { droppedAutoIncrement, keptAutoIncrement } from './key-shapes.js';
 import { warningsText } from './plan-warnings.js';
 
 /** The plan as people read it: tables, columns, constraints and objects around them, the floor and the locks. */
 export function planText(inspection: Inspection, migration: Migration): string {
-  if (inspection.tables.length === 0 && inspection.columns.length === 0) {
-    return `Nothing to migrate.\n${skippedText(inspection)}`;
-  }
   const how = migration.transactional ? 'one transaction' : 'one statement at a time';
+  if (inspection.tables.length === 0 && inspection.columns.length === 0) {
+    if (migration.steps.length === 0) {
+      return `${['Nothing to migrate.', skippedText(inspection, migration)].filter(Boolean).join('\n')}\n`;
+    }
+    // Only keys that sheaf's trigger fills already, losing their AUTO_INCREMENT.
+    return `${[
+      `Plan: ${count(migration.steps.length, 'statement')}, ${how}`,
+      skippedText(inspection, migration),
+      autoIncrementText(inspection, migration),
+    ].join('\n')}\n`;
+  }
   const name = (table: QualifiedName) => display(table, inspection.dialect);
   const part = (identifier: string) => displayPart(identifier, inspection.dialect);
   const sections = [
@@ -43,7 +60,8 @@ export function planText(inspection: Inspection, migration: Migration): string {
         .filter((d) => !d.recreate && d.kind !== 'index')
         .map((d) => dependentText(d, inspection.dialect)),
     ),
-    skippedText(inspection),
+    autoIncrementText(inspection, migration),
+    skippedText(inspection, migration),
     warningsText(inspection),
     floorText(inspection),
     lockText(inspection, migration),
@@ -87,12 +105,34 @@ function dependentText(dependent: Dependent, dialect: DialectName): string {
   return `${dependent.kind} ${display(dependent.name, dialect)}`;
 }
 
-function skippedText(inspection: Inspection): string {
-  const skipped = inspection.skipped ?? [];
+function skippedText(inspection: Inspection, migration: Migration): string {
+  const dropped = new Set(droppedAutoIncrement(migration).map(({ table }) => nameKey(table)));
+  const kept = (entry: SkippedTable) =>
+    entry.autoIncrementKey && !dropped.has(nameKey(entry.table))
+      ? ` (its AUTO_INCREMENT stays: --no-auto-increment drops it)`
+      : '';
   return list(
     'skipped',
-    skipped.map((entry) => entry.reason),
+    (inspection.skipped ?? []).map((entry) => `${entry.reason}${kept(entry)}`),
   );
+}
+
+/** MySQL/MariaDB: which keys keep AUTO_INCREMENT and which lose it, and what that means for reading ids back. */
+function autoIncrementText(inspection: Inspection, migration: Migration): string {
+  const key = (table: QualifiedName, column: string) =>
+    `${display(table, inspection.dialect)}.${displayPart(column, inspection.dialect)}`;
+  return [
+    list(
+      "AUTO_INCREMENT kept (a one-row insert's insertId is the sheaf id; drizzle's $returningId() fails on these keys: --no-auto-increment drops it)",
+      keptAutoIncrement(inspection, migration).map((column) => key(column.table, column.column)),
+    ),
+    list(
+      "AUTO_INCREMENT dropped (default 0, filled by sheaf's trigger; insertId is 0)",
+      droppedAutoIncrement(migration).map((column) => key(column.table, column.column)),
+    ),
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 function floorText(inspection: Inspection): string {

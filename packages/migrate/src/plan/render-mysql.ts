@@ -2,10 +2,25 @@ import { mysqlDialect, sheafTriggerSql } from '@sheaf/core';
 import { firesBeforeInsert } from '../inspect/mysql-dependents.js';
 import { sheafTriggerName } from '../inspect/mysql-preflight.js';
 import { replaceSequenceDefault } from '../inspect/mysql-sequences.js';
-import type { ColumnToWiden, ForeignKey, Inspection, Migration, MigrationStep, QualifiedName } from '../model.js';
+import type {
+  ColumnToWiden,
+  ForeignKey,
+  Inspection,
+  Migration,
+  MigrationStep,
+  PlanOptions,
+  QualifiedName,
+} from '../model.js';
 import { displayPart, nameKey } from '../names.js';
-import { addForeignKey, dropForeignKey, modifyColumn } from './mysql-clauses.js';
-import { dropForeignKeysReversal, readdReversal, triggerReversal, widenReversal } from './mysql-reversal.js';
+import { autoIncrementKeys } from './key-shapes.js';
+import { addForeignKey, dropForeignKey, modifyColumn, triggerFilledKey } from './mysql-clauses.js';
+import {
+  dropAutoIncrementReversal,
+  dropForeignKeysReversal,
+  readdReversal,
+  triggerReversal,
+  widenReversal,
+} from './mysql-reversal.js';
 
 const q = mysqlDialect.quoteIdent;
 // Descriptions become `--` comments in the migration files: displayPart spells out line breaks,
@@ -29,13 +44,17 @@ const labels = (names: readonly string[]) => names.map(label).join(', ');
  * referencing column unsigned too, and the floor check already proves every existing key fits.
  * AUTO_INCREMENT stays where it was, so that a driver's `insertId` is the sheaf id the trigger set;
  * the counter no longer produces keys (the trigger fills the key first, and the first sheaf id moves
- * the counter past the floor). Existing keys keep their values.
+ * the counter past the floor). Existing keys keep their values. With `autoIncrement: false`:
+ * 5. drop AUTO_INCREMENT from every key that has it, sheaf-keyed tables' too (`default 0` instead):
+ *    last, so that until its trigger exists a key goes on getting counter values, not 0; on
+ *    MariaDB 10.11 this changes only the table's metadata.
  *
  * @example
  * const migration = renderMysql(await inspectMysql(executor, { all: true }));
  */
-export function renderMysql(inspection: Inspection): Migration {
-  const home = inspection.tables[0]?.table.schema ?? inspection.columns[0]?.table.schema;
+export function renderMysql(inspection: Inspection, options: PlanOptions = {}): Migration {
+  const home =
+    inspection.tables[0]?.table.schema ?? inspection.columns[0]?.table.schema ?? inspection.skipped?.[0]?.table.schema;
   const ref = (name: QualifiedName) => (name.schema === home ? q(name.name) : `${q(name.schema)}.${q(name.name)}`);
   const { altered, deferred } = alterOrder(inspection.columns, inspection.foreignKeys);
   const steps: MigrationStep[] = [
@@ -58,6 +77,11 @@ export function renderMysql(inspection: Inspection): Migration {
       sql: triggerSql(inspection, table, primaryKey.column),
       describe: `${label(table.name)}: create trigger ${label(sheafTriggerName(table.name))} (sheaf ids for ${label(primaryKey.column)})`,
       ...triggerReversal(ref, { schema: table.schema, name: sheafTriggerName(table.name) }),
+    })),
+    ...(options.autoIncrement === false ? autoIncrementKeys(inspection) : []).map((counted) => ({
+      sql: `alter table ${ref(counted.key.table)} ${modifyColumn(triggerFilledKey(counted.key), counted.type)}`,
+      describe: `${label(counted.key.table.name)}: ${label(counted.key.column)} without AUTO_INCREMENT (default 0, filled by sheaf's trigger)`,
+      ...dropAutoIncrementReversal(ref, counted),
     })),
   ];
   return { dialect: 'mysql', steps, transactional: false };
