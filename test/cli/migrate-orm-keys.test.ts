@@ -194,7 +194,7 @@ describeTargets(
       for (const flags of [[], ['--no-auto-increment']]) {
         const { url } = await converted(opened, events, flags);
         const counted = flags.length === 0;
-        const k = connectKnex('mariadb', url);
+        const k = await connectKnex('mariadb', url);
         const raw = await mysql.createConnection({ uri: url, supportBigNumbers: true, bigNumberStrings: true });
         try {
           const storedFor = (...vs: number[]) => storedIds(url, 'events', `v in (${vs.join(', ')})`);
