@@ -1,14 +1,35 @@
 import { decodeId } from '@sheaf/core';
 import { extendKnex, insertWithIds, installSheaf, knexExecutor } from '@sheaf/knex';
 import knex, { type Knex } from 'knex';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { main } from '../../docs/guides/examples/knex/app.js';
 import { migrationSource } from '../../docs/guides/examples/knex/migrations.js';
 import { describeTargets } from '../support/database.js';
-import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { expectSheafError, expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { connectKnex } from '../support/knex.js';
 
 it('importing @sheaf/knex patches nothing: insertWithIds exists on builders only after extendKnex()', () => {
+  const offline = knex({ client: 'pg' });
+  expect((offline('orders') as unknown as Record<string, unknown>).insertWithIds).toBeUndefined();
+});
+
+it('extendKnex() refuses what is neither a knex instance nor the knex module, saying what to pass', () => {
+  const cases: [unknown, string][] = [
+    [{ client: 'pg', connection: 'postgres://app@db/app' }, 'an object with keys client, connection'],
+    [{ default: knex }, 'an object with keys default'],
+    [undefined, 'undefined'],
+    [null, 'null'],
+    [function query() {}, 'a function named query'],
+  ];
+  for (const [value, shown] of cases) {
+    expectSheafError(
+      () => extendKnex(value as never),
+      'INVALID_ARGUMENT',
+      "extendKnex() takes the knex instance you query with (const knex = Knex({ client: 'pg', connection }))",
+      "or the knex module (import Knex from 'knex')",
+      `not ${shown}`,
+    );
+  }
   const offline = knex({ client: 'pg' });
   expect((offline('orders') as unknown as Record<string, unknown>).insertWithIds).toBeUndefined();
 });
@@ -27,6 +48,8 @@ describeTargets('knex', (db, target) => {
     expect(result.shardId).toBe(4);
     expect(Math.abs(result.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
     expect(result.items.map((item) => item.sku)).toEqual(['tea', 'scone']);
+    expect(decodeId(result.guestOrderId).shardId).toBe(4);
+    expect([result.orderId, ...result.items.map((item) => item.id)]).not.toContain(result.guestOrderId);
     for (const item of result.items) {
       expect(item.orderId).toBe(result.orderId);
       expect(decodeId(item.id).shardId).toBe(4);
@@ -56,9 +79,18 @@ describeTargets('knex', (db, target) => {
     expect(await insertWithIds(k, 'orders', [])).toEqual([]);
   });
 
-  it('extendKnex() is opt-in and idempotent; the builder method works in transactions', async () => {
+  it('extendKnex() takes the instance or the module, is idempotent (a second copy of the package too), and the builder method works in transactions', async () => {
+    extendKnex(k);
+    extendKnex(k);
     extendKnex(knex);
-    extendKnex(knex);
+    await k.transaction(async (trx) => extendKnex(trx));
+    const method = (k('orders') as unknown as Record<string, unknown>).insertWithIds;
+    vi.resetModules();
+    const copy = (await import('@sheaf/knex')) as typeof import('@sheaf/knex');
+    expect(copy.extendKnex).not.toBe(extendKnex);
+    copy.extendKnex(k);
+    copy.extendKnex(knex);
+    expect((k('orders') as unknown as Record<string, unknown>).insertWithIds).toBe(method);
     const ids = await k.transaction((trx) => trx('orders').insertWithIds([{ customer: 'x' }, { customer: 'y' }]));
     expect(ids).toHaveLength(2);
     expect(ids[1]! > ids[0]!).toBe(true);

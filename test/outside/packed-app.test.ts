@@ -150,6 +150,42 @@ describe('the packed packages in an app outside the repository', () => {
     120_000,
   );
 
+  it.skipIf(!targets.includes('postgres'))(
+    'the errors an app meets first are coded: extendKnex(instance), new SnowflakeGenerator, next_id() read-only, a bad sslmode',
+    async () => {
+      const name = `${database}_errors`;
+      const url = withDatabase(pgUrl, name);
+      const admin = new pg.Client({ connectionString: pgUrl });
+      await admin.connect();
+      try {
+        await admin.query(`create database ${name}`);
+        await sheaf('install', '--url', url, '--shard', '9');
+        const result = await script('errors.mjs', url);
+        expect(result.ids).toHaveLength(2);
+        for (const id of result.ids) expect(decodeId(id).shardId).toBe(9);
+        expect(result.extendConfig).toMatchObject({ code: 'INVALID_ARGUMENT', name: 'SheafError' });
+        expect(result.extendConfig.message).toContain('not an object with keys client, connection');
+        expect(result.newSnowflake).toMatchObject({ code: 'INVALID_ARGUMENT', name: 'SheafError' });
+        expect(result.newSnowflake.message).toContain('await SnowflakeGenerator.start(db, options)');
+        for (const readOnly of [result.readOnly, result.readOnlyKnex]) {
+          expect(readOnly).toMatchObject({ code: 'READ_ONLY', name: 'SheafError' });
+          expect(readOnly.message).toContain('sheaf.next_id() cannot run in a read-only transaction');
+          expect(readOnly.message).toContain('ids are made on the primary');
+        }
+        const refused = await sheaf('status', '--url', `${url}?sslmode=bogus`).then(
+          () => '',
+          (error: Error) => error.message,
+        );
+        expect(refused).toContain('sslmode "bogus"');
+        expect(refused).toContain('(INVALID_ARGUMENT)');
+      } finally {
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      }
+    },
+    120_000,
+  );
+
   it.skipIf(!targets.includes('mariadb'))(
     'npx sheaf install, then mysql2 inserts through the sheaf trigger on MariaDB',
     async () => {

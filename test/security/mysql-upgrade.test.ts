@@ -30,6 +30,7 @@ describeTargets(
       );
 
     for (const testClock of [false, true]) {
+      // Two installs per earlier version: 25-50 s at 11 versions on a loaded 2-core machine.
       it(`from every earlier version, and repaired after failing in 0005, end as a fresh install (testClock ${testClock})`, async () => {
         const sql = db().executor;
         await uninstall(sql, { force: true });
@@ -48,7 +49,7 @@ describeTargets(
         await expect(install(failing, { testClock })).rejects.toThrow(/injected/);
         await install(sql, { shard, testClock });
         expect(await routines(), 'repaired').toEqual(fresh);
-      });
+      }, 180_000);
     }
   },
   { only: ['mariadb'] },

@@ -155,6 +155,7 @@ describe('sheafErrorCodes', () => {
         'MIGRATION_UNFINISHED',
         'MIGRATION_INTERRUPTED',
         'NATIVE_UNAVAILABLE',
+        'READ_ONLY',
       ].sort(),
     );
   });

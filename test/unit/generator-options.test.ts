@@ -69,6 +69,25 @@ describe('SnowflakeGenerator.start', () => {
   });
 });
 
+describe('new SnowflakeGenerator(…) from JavaScript', () => {
+  // The constructor is private in TypeScript only: JavaScript callers reach it, and it must not
+  // build a generator without the lease start() takes first.
+  const Constructor = SnowflakeGenerator as unknown as new (...args: unknown[]) => unknown;
+
+  it.each([
+    ['(executor, options)', [executor, { layout: 'sheaf' }]],
+    ['(executor)', [executor]],
+    ['()', []],
+    ['(a lease look-alike, …)', [{ workerId: 1, recordedMs: 0 }, { now: () => 0 }, 10, 30_000, { deadline: 1 }]],
+  ])('%s is refused with INVALID_ARGUMENT pointing to SnowflakeGenerator.start', (_what, args) => {
+    expectSheafError(
+      () => new Constructor(...args),
+      'INVALID_ARGUMENT',
+      'SnowflakeGenerator is started with `await SnowflakeGenerator.start(db, options)`, not with `new`',
+    );
+  });
+});
+
 describe('SegmentGenerator', () => {
   const valid = { bizTag: 'orders' };
   const cases: Case[] = [

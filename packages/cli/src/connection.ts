@@ -3,6 +3,7 @@ import { SheafError, type SqlExecutor } from '@sheaf/core';
 import { type Args, text } from './args.js';
 import type { Io } from './io.js';
 import { redactUrl } from './redact.js';
+import { checkSslMode } from './ssl-mode.js';
 import { UsageError } from './usage-error.js';
 
 /** Where a command's database is, read from `--url` or `DATABASE_URL` without connecting. */
@@ -23,14 +24,18 @@ export const urlOption = { url: { type: 'string' } } as const;
 export const urlHelp = `  --url <url>        postgres://… or postgresql://… (pg), mysql://… or mariadb://… (mysql2),
                      pglite:<dir> or a directory (embedded PGlite); default: $DATABASE_URL`;
 
-/** The target named by `--url`, else `DATABASE_URL`. */
+/** The target named by `--url`, else `DATABASE_URL`; INVALID_ARGUMENT for an sslmode its driver would misread. */
 export function targetOf(args: Args, io: Io): Target {
   const raw = text(args, 'url') ?? io.env.DATABASE_URL;
   if (raw === undefined || raw === '') throw new UsageError('missing --url (or the DATABASE_URL environment variable)');
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
-  if (scheme === 'postgres' || scheme === 'postgresql') return { driver: 'pg', dialect: 'postgres', url: raw };
+  if (scheme === 'postgres' || scheme === 'postgresql') {
+    checkSslMode('pg', raw, io.env);
+    return { driver: 'pg', dialect: 'postgres', url: raw };
+  }
   // mysql2 reads the URL's parts, not its scheme; MariaDB speaks the same protocol.
   if (scheme === 'mysql' || scheme === 'mariadb') {
+    checkSslMode('mysql2', raw, io.env);
     return { driver: 'mysql2', dialect: 'mysql', url: raw.replace(/^mariadb:/i, 'mysql:') };
   }
   if (scheme === 'pglite') return { driver: 'pglite', dialect: 'postgres', dir: raw.slice('pglite:'.length) };

@@ -51,6 +51,7 @@ export const sheafErrorCodes = Object.freeze([
   'MIGRATION_UNFINISHED',
   'MIGRATION_INTERRUPTED',
   'NATIVE_UNAVAILABLE',
+  'READ_ONLY',
 ] as const);
 
 /**

@@ -1,6 +1,7 @@
 import { isSheafError, SheafError, type SheafErrorCode } from './errors.js';
 import { fromMissingObject, notInstalled } from './not-installed.js';
 import { packageFunctionTakes } from './pg-functions.js';
+import { fromReadOnly } from './read-only.js';
 
 /**
  * The SQLSTATEs that sheaf's SQL raises (class `SH`), and the SheafError code each one maps to.
@@ -42,7 +43,8 @@ const maxDepth = 8;
  * sheaf's objects missing (NOT_INSTALLED: PostgreSQL 3F000 for schema `sheaf`, 42P01 and 42883 for
  * what is in it; MySQL 1305 and 1146 for `sheaf_` routines and tables); with the statement's `sql`
  * (or a wrapper's `query`), PostgreSQL's refusals of a wrong-type argument of a sheaf function
- * (22P02, 22003, 42883) as `INVALID_ARGUMENT`.
+ * (22P02, 22003, 42883) as `INVALID_ARGUMENT`; a write of sheaf's refused by a read-only transaction
+ * or a hot standby (25006, MySQL errno 1792) as `READ_ONLY`.
  *
  * @example
  * try {
@@ -58,7 +60,8 @@ export function fromDatabaseError(error: unknown, sql?: string): unknown {
   let statement = sql;
   for (let depth = 0; depth < maxDepth && typeof node === 'object' && node !== null; depth++) {
     if (isSheafError(node)) return node;
-    statement ??= stringField(node, 'query');
+    // Prisma's and Drizzle's wrappers name the statement `query`; mysql2's and mariadb's errors `sql`.
+    statement ??= stringField(node, 'query') ?? stringField(node, 'sql');
     const converted = fromDriverError(node, error, statement);
     if (converted) return converted;
     node = innerError(node);
@@ -95,8 +98,10 @@ function fromDriverError(node: object, cause: unknown, sql: string | undefined):
   if (sheafCode !== undefined) {
     return new SheafError(sheafCode, serverMessage(message), { cause, details: { sqlState: sqlStateOf } });
   }
+  const stateOfDialect = mysqlErrno === undefined ? sqlStateOf : mysqlState;
   return (
-    fromMissingObject(mysqlErrno === undefined ? sqlStateOf : mysqlState, mysqlErrno, message, cause) ??
+    fromReadOnly(stateOfDialect, mysqlErrno, message, (node as { where?: unknown }).where, sql, cause) ??
+    fromMissingObject(stateOfDialect, mysqlErrno, message, cause) ??
     fromArgumentError(sqlStateOf, message, cause, node, sql)
   );
 }

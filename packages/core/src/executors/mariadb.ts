@@ -76,9 +76,9 @@ function withStrings(row: unknown): unknown {
  * "(conn:12, no: 30001, SQLState: 45000) … sql: …", which a SheafError must not repeat.
  */
 function translated(error: unknown): never {
-  const { sqlMessage, errno, sqlState, code } = (error ?? {}) as Record<string, unknown>;
+  const { sqlMessage, errno, sqlState, code, sql } = (error ?? {}) as Record<string, unknown>;
   if (typeof sqlMessage !== 'string') throw fromDatabaseError(error);
-  const mapped = fromDatabaseError({ errno, sqlState, code, message: sqlMessage });
+  const mapped = fromDatabaseError({ errno, sqlState, code, message: sqlMessage, sql });
   if (!isSheafError(mapped)) throw error;
   throw new SheafError(mapped.code, mapped.message, {
     cause: error,

@@ -41,6 +41,9 @@ const lowTableBits = 16;
  */
 const checkEveryIds = 256;
 
+/** Passed by {@link SnowflakeGenerator.start} alone: the constructor is private in TypeScript only. */
+const startKey = Symbol('SnowflakeGenerator.start');
+
 /**
  * Leaf-snowflake with the database in place of ZooKeeper: ids made in memory with a worker id
  * leased from `sheaf.workers`, kept by heartbeats. It never issues a duplicate rather than keep
@@ -79,6 +82,7 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
   private boundMs: number;
 
   private constructor(
+    key: typeof startKey,
     private readonly lease: WorkerLease,
     private readonly clock: Clock,
     private readonly maxBackwardsMs: number,
@@ -87,6 +91,14 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
     layout: Layout,
     kind: IdKind,
   ) {
+    if (key !== startKey) {
+      throw new SheafError(
+        'INVALID_ARGUMENT',
+        'SnowflakeGenerator is started with `await SnowflakeGenerator.start(db, options)`, not with `new`: ' +
+          'start() leases a worker id from the database first',
+        { details: { api: 'new SnowflakeGenerator' } },
+      );
+    }
     this.layout = layout;
     this.workerId = lease.workerId;
     this.number = kind === 'number';
@@ -119,6 +131,7 @@ export class SnowflakeGenerator<K extends IdKind = 'bigint'> {
     const { clock, leaseMs } = settings.lease;
     const { lease, renewal } = await takeWorker(executor, settings);
     const generator = new SnowflakeGenerator<K>(
+      startKey,
       lease,
       clock,
       settings.maxBackwardsMs,
