@@ -119,7 +119,7 @@ describeGeneratorPaths('next_id() in a read-only transaction', (db, target, path
   /** The error of `select next_id()` in a read-only transaction, through a driver or knex of the test's own. */
   const ownQueryError = async (via: 'driver' | 'knex'): Promise<unknown> => {
     if (via === 'knex') {
-      const k = connectKnex(target, db().url);
+      const k = await connectKnex(target, db().url);
       try {
         return await k
           .transaction(
