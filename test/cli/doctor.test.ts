@@ -45,6 +45,8 @@ async function scratch(target: TargetName): Promise<string> {
   if (target === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'sheaf-doctor-'));
     dirs.push(dir);
+    // An empty cluster from the run's template: the CLI would spend seconds on initdb.
+    await (await openPgliteDir(join(dir, 'data'))).close();
     return `pglite:${join(dir, 'data')}`;
   }
   const name = `sheaf_doctor_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
