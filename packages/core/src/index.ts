@@ -46,6 +46,7 @@ export {
   type UninstallOptions,
   uninstall,
 } from './install/install.js';
+export { type MysqlState, mysqlState, mysqlStateOf } from './install/mysql-state.js';
 export { requireInstalled } from './install/require-installed.js';
 export { type InstallScript, installScript, sqlVersion, uninstallScript } from './install/script.js';
 export { defineLayout, type Layout, type LayoutOptions } from './layout.js';
