@@ -89,6 +89,13 @@ export async function withConnection<T>(
 }
 
 /** The target for messages: a URL without its password. */
+/** The database a MySQL URL names (its path), for scripts printed without connecting; undefined elsewhere. */
+export function databaseOf(target: Target): string | undefined {
+  if (target.driver !== 'mysql2') return undefined;
+  const name = decodeURIComponent(new URL(target.url).pathname.slice(1));
+  return name === '' ? undefined : name;
+}
+
 export function describeTarget(target: Target): string {
   return target.driver === 'pglite' ? `PGlite at ${target.dir}` : redactUrl(target.url);
 }

@@ -48,7 +48,13 @@ export {
 } from './install/install.js';
 export { type MysqlState, mysqlState, mysqlStateOf } from './install/mysql-state.js';
 export { requireInstalled } from './install/require-installed.js';
-export { type InstallScript, installScript, sqlVersion, uninstallScript } from './install/script.js';
+export {
+  type InstallScript,
+  type InstallScriptOptions,
+  installScript,
+  sqlVersion,
+  uninstallScript,
+} from './install/script.js';
 export { defineLayout, type Layout, type LayoutOptions } from './layout.js';
 export { layoutLifetime } from './layout-lifetime.js';
 export { type SheafTriggerOptions, type SheafTriggerSql, sheafTriggerSql } from './mysql-trigger.js';

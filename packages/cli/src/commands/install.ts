@@ -1,7 +1,7 @@
 import { install, installScript, type Layout, SheafError, type SqlExecutor } from '@sheaf/core';
 import { type Args, count, flag, layoutOption, text } from '../args.js';
 import { defineCommand } from '../command.js';
-import { connect, describeTarget, type Target, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
+import { connect, databaseOf, describeTarget, type Target, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
 import { readInstalledState } from '../installed-state.js';
 import { toJson } from '../io.js';
 import { UsageError } from '../usage-error.js';
@@ -51,7 +51,7 @@ ${urlHelp}
     if (flag(args, 'print')) {
       if (flag(args, 'json')) throw new UsageError('--print and --json cannot be combined');
       if (registryUrl !== undefined) throw new UsageError('--print cannot register a shard: drop --registry');
-      io.out(installScript(target.dialect, options).sql);
+      io.out(installScript(target.dialect, { ...options, database: databaseOf(target) }).sql);
       return;
     }
     const registry =

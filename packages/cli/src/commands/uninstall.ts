@@ -1,7 +1,7 @@
 import { uninstall, uninstallScript } from '@sheaf/core';
 import { flag } from '../args.js';
 import { defineCommand } from '../command.js';
-import { describeTarget, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
+import { databaseOf, describeTarget, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
 import { readInstalledState } from '../installed-state.js';
 import { toJson } from '../io.js';
 import { UsageError } from '../usage-error.js';
@@ -28,7 +28,7 @@ ${urlHelp}
     const target = targetOf(args, io);
     if (flag(args, 'print')) {
       if (flag(args, 'json')) throw new UsageError('--print and --json cannot be combined');
-      io.out(uninstallScript(target.dialect));
+      io.out(uninstallScript(target.dialect, { database: databaseOf(target) }));
       return;
     }
     const wasInstalled = await withConnection(target, { create: false }, async (executor) => {

@@ -12,10 +12,11 @@ import { statementsOf } from './sql-file.js';
  * installers apart, and what an earlier failed attempt left of the file is dropped first.
  */
 export async function applyFile(session: SqlExecutor, dialect: DialectInstall, file: SqlFile): Promise<void> {
-  const record = () => session.query(dialect.record, [file.version, file.name, file.checksum]);
+  const record = (where: DialectInstall) => session.query(where.record, [file.version, file.name, file.checksum]);
   const transactional = session.dialect.transactionalDdl;
-  if (transactional) await record();
+  if (transactional) await record(dialect);
   else for (const drop of leftoverDrops(file)) await session.query(drop);
   for (const statement of statementsOf(file.sql)) await session.query(statement);
-  if (!transactional) await record();
+  // The file may have moved the version table (MySQL 0012): record where it is now.
+  if (!transactional) await record((await dialect.bind?.(session)) ?? dialect);
 }

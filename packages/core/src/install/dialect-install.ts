@@ -61,6 +61,16 @@ export interface DialectInstall {
     readonly query: string;
     statements(rows: readonly Record<string, unknown>[]): string[];
   };
+  /**
+   * Where the statements name databases (MySQL: the application's and sheaf's own beside it): the
+   * same install with those names filled in for the session, as things stand now. install() binds
+   * again after each file, since a file may move sheaf's tables.
+   */
+  readonly bind?: (session: SqlExecutor) => Promise<DialectInstall>;
+  /** The same for a printed script: the application database's name, and whether the state was moved. */
+  readonly named?: (database: string | undefined, moved: boolean) => DialectInstall;
+  /** The file version from which sheaf's state lives in the database {@link bind} names (MySQL). */
+  readonly movedFrom?: number;
 }
 
 /** How a dialect installs its test-clock variant of the generator (see {@link DialectInstall.testClock}). */

@@ -34,17 +34,18 @@ export const postgresIdSpace: IdSpaceInstall = {
   releasedAt: "select last_timestamp_ms::text as last_ms from sheaf.workers where worker_id = $1 and kind = 'worker'",
 };
 
+/** `{home}` and `{home_text}`: where sheaf's tables are (filled in by mysqlInstall's bind). */
 export const mysqlIdSpace: IdSpaceInstall = {
   from: 6,
-  settingsPresent: `select count(*) as present from information_schema.tables where table_schema = database()
+  settingsPresent: `select count(*) as present from information_schema.tables where table_schema = {home_text}
     and table_name = 'sheaf_settings'`,
-  present: `select count(*) as present from information_schema.columns where table_schema = database()
+  present: `select count(*) as present from information_schema.columns where table_schema = {home_text}
     and table_name = 'sheaf_settings' and column_name = 'database_id'`,
-  identity: 'select database_id, database_name from sheaf_settings where singleton = 1',
+  identity: 'select database_id, database_name from {home}.sheaf_settings where singleton = 1',
   freshName: "select concat(database(), ' on ', @@hostname, ':', @@port) as name",
   declare: 'set @sheaf_database_id = ?, @sheaf_registered_shard = ?',
-  useRegistry: 'update sheaf_settings set registry = ? where singleton = 1',
-  releasedAt: "select last_timestamp_ms as last_ms from sheaf_workers where worker_id = ? and kind = 'worker'",
+  useRegistry: 'update {home}.sheaf_settings set registry = ? where singleton = 1',
+  releasedAt: "select last_timestamp_ms as last_ms from {home}.sheaf_workers where worker_id = ? and kind = 'worker'",
 };
 
 /** The database's id and name: as recorded once it has an id space, else those a fresh one will take. */

@@ -108,10 +108,11 @@ export async function install(db: Database, options: InstallOptions = {}): Promi
 
 async function installFiles(
   session: SqlExecutor,
-  dialect: DialectInstall,
+  unbound: DialectInstall,
   options: InstallOptions,
   registration: Registration | undefined,
 ): Promise<InstallResult> {
+  let dialect = (await unbound.bind?.(session)) ?? unbound;
   const files = dialect.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
   await dialect.preflight?.(session);
   for (const statement of dialect.bootstrap) await session.query(statement);
@@ -141,15 +142,16 @@ async function installFiles(
   for (const file of files) {
     if (known.has(file.version)) continue;
     await applyFile(session, dialect, file);
+    dialect = (await unbound.bind?.(session)) ?? dialect;
     applied.push(file.version);
   }
   const version = Math.max(0, ...known.keys(), ...applied);
   if (version < dialect.configureFrom) return restoreRoutineGrants(session, dialect, grants, { version, applied });
   const [current] = await session.query<SettingsRow>(dialect.settings);
   const params = configureWith(current, options);
-  if (registration) await registration.beforeConfigure(version);
+  if (registration) await registration.beforeConfigure(version, dialect);
   await session.query(dialect.configure, params);
-  if (registration) await registration.afterConfigure(current);
+  if (registration) await registration.afterConfigure(current, dialect);
   if (dialect.testClock) {
     const installed = dialect.files.filter((file) => file.version <= version);
     await switchTestClock(session, dialect.testClock, installed, params[6] === true, current);
@@ -188,8 +190,9 @@ export interface UninstallOptions {
  */
 export async function uninstall(db: Database, options: UninstallOptions = {}): Promise<void> {
   const executor = executorOf(db, 'uninstall');
-  const dialect = dialectInstall(executor);
-  await inInstallLock(executor, dialect, async (session) => {
+  const unbound = dialectInstall(executor);
+  await inInstallLock(executor, unbound, async (session) => {
+    const dialect = (await unbound.bind?.(session)) ?? unbound;
     const [probe] = await session.query<{ installed: unknown }>(dialect.probe);
     if (!truthy(probe?.installed)) return;
     const dependents = await session.query<{ dependent: string }>(dialect.dependents);

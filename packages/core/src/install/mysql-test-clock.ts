@@ -9,7 +9,9 @@ import { statementsOf } from './sql-file.js';
 const realClock = 'set v_clock = floor(unix_timestamp(sysdate(3)) * 1000);';
 const testClock =
   'set v_clock = coalesce(@sheaf_clock_ms, floor(unix_timestamp(sysdate(3)) * 1000)) + coalesce(@sheaf_clock_offset_ms, 0);';
-const createsClaim = /^create\s+function\s+(sheaf_next_id|sheaf__claim_chunk)\s*\(/im;
+// Since 0012 it is created in sheaf's own database, its name qualified: `sheaf_x`.sheaf__claim_chunk.
+const createsClaim =
+  /^create\s+(?:definer\s*=\s*current_user\s+)?function\s+((?:`(?:[^`]|``)+`\.)?(?:sheaf_next_id|sheaf__claim_chunk))\s*\(/im;
 
 /**
  * The MySQL test clock is a variant of the function that claims chunks, not a setting it reads: a
@@ -18,11 +20,12 @@ const createsClaim = /^create\s+function\s+(sheaf_next_id|sheaf__claim_chunk)\s*
  * code but for it.
  */
 export const mysqlTestClock: TestClockInstall = {
+  // `{home_text}`: where sheaf's routines are (filled in by mysqlInstall's bind).
   // NULL when the function's body is hidden from this account (it is not the routine's definer).
   // A database installed only up to a version before 0010 (`upTo`) has the clock in sheaf_next_id().
   installed: `select routine_definition like '%@sheaf_clock_ms%' as test from information_schema.routines
-    where routine_schema = database() and routine_type = 'FUNCTION'
-      and routine_name = if(exists (select 1 from information_schema.routines where routine_schema = database()
+    where routine_schema = {home_text} and routine_type = 'FUNCTION'
+      and routine_name = if(exists (select 1 from information_schema.routines where routine_schema = {home_text}
         and routine_name = 'sheaf__claim_chunk'), 'sheaf__claim_chunk', 'sheaf_next_id')`,
   statements(files: readonly SqlFile[], on: boolean): string[] {
     // Before 0005 the function read the test clock itself when the settings row said so: no

@@ -4,9 +4,13 @@ import { mysqlRegrants, mysqlRoutineGrantsQuery } from '../grants/mysql.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlFiles } from './files.generated.js';
 import { mysqlIdSpace } from './id-space.js';
+import { type MysqlState, mysqlState, mysqlStateOf } from './mysql-state.js';
 import { mysqlTestClock } from './mysql-test-clock.js';
 
-/** Every routine and table of sheaf on MySQL/MariaDB, in the current database. */
+/**
+ * Every routine and table sheaf has had in the application's database: since 0012 the routines there
+ * are forwards to sheaf's own database, and the tables are gone from it.
+ */
 const routines = [
   ['procedure', 'sheaf__fail'],
   ['procedure', 'sheaf__check_shard'],
@@ -60,6 +64,8 @@ const routines = [
   // 0010
   ['function', 'sheaf__claim_chunk'],
 ] as const;
+/** The file version that moves sheaf's state into `sheaf_<app>` (mysql-state.ts). */
+const movedFrom = 12;
 const tables = [
   'sheaf_settings',
   'sheaf_chunks',
@@ -77,13 +83,14 @@ const dependentTriggers = `
   where trigger_schema = database() and action_statement regexp 'sheaf_[a-z_]+[[:space:]]*[(]'`;
 
 /**
- * Installs into the current database under a `GET_LOCK` named after it. MySQL commits each DDL
- * statement at once, so the version row of a file goes in after its statements (apply-files.ts).
+ * The statements name `{home}`, where sheaf's tables are now (the application's database before
+ * 0012 and while upgrading to it, `{state}` after), `{app}` and `{state}`, and `_text` forms of them
+ * as string literals; bind() fills them in for a session.
  */
-export const mysqlInstall: DialectInstall = {
+const template: DialectInstall = {
   files: mysqlFiles,
   bootstrap: [
-    `create table if not exists sheaf_schema_versions (
+    `create table if not exists {home}.sheaf_schema_versions (
       version integer not null primary key,
       name varchar(100) not null,
       checksum char(64) not null,
@@ -92,15 +99,15 @@ export const mysqlInstall: DialectInstall = {
   ],
   lock: "select get_lock(concat('sheaf_install:', database()), 60) as locked",
   unlock: "select release_lock(concat('sheaf_install:', database())) as released",
-  recorded: 'select version, checksum from sheaf_schema_versions order by version',
-  record: 'insert into sheaf_schema_versions (version, name, checksum) values (?, ?, ?)',
+  recorded: 'select version, checksum from {home}.sheaf_schema_versions order by version',
+  record: 'insert into {home}.sheaf_schema_versions (version, name, checksum) values (?, ?, ?)',
   settings: `select shard_id, layout_name, epoch_ms, time_bits, shard_bits, sequence_bits, test_clock
-    from sheaf_settings where singleton = 1`,
+    from {home}.sheaf_settings where singleton = 1`,
   configure: 'call sheaf_configure(?, ?, ?, ?, ?, ?, ?)',
   configureFrom: 2,
   idSpace: mysqlIdSpace,
   probe: `select count(*) > 0 as installed from information_schema.tables
-    where table_schema = database() and table_name = 'sheaf_schema_versions'`,
+    where table_schema in ({app_text}, {state_text}) and table_name = 'sheaf_schema_versions'`,
   dependents: `select concat('trigger ', trigger_name, ' on ', event_object_table) as dependent ${dependentTriggers}
     order by 1`,
   dependentDrops: `select concat('drop trigger \`', replace(trigger_name, '\`', '\`\`'), '\`') as statement
@@ -131,13 +138,69 @@ export const mysqlInstall: DialectInstall = {
   uninstall: [
     // Left behind by an uninstall of an earlier version that failed half-way.
     'drop procedure if exists sheaf__drop_dependents',
-    ...routines.map(([kind, name]) => `drop ${kind} if exists ${name}`),
-    ...tables.map((name) => `drop table if exists ${name}`),
+    ...routines.map(([kind, name]) => `drop ${kind} if exists {app}.${name}`),
+    ...tables.map((name) => `drop table if exists {app}.${name}`),
+    // sheaf's own database: its tables, routines and migration journal.
+    'drop database if exists {state}',
   ],
   preflight: checkBinlogTrust,
   testClock: mysqlTestClock,
   routineGrants: { query: mysqlRoutineGrantsQuery, statements: mysqlRegrants },
+  movedFrom,
 };
+
+/**
+ * Installs into the current database and sheaf's own beside it (mysql-state.ts) under a `GET_LOCK`
+ * named after the current one. MySQL commits each DDL statement at once, so the version row of a
+ * file goes in after its statements (apply-files.ts).
+ */
+export const mysqlInstall: DialectInstall = {
+  ...template,
+  bind: async (session) => {
+    const names = await mysqlStateOf(session);
+    const [row] = await session.query<{ moved: unknown }>(
+      `select count(*) as moved from information_schema.tables where table_schema = ? and table_name = 'sheaf_schema_versions'`,
+      [names.state],
+    );
+    return named(names, Number(row?.moved) > 0);
+  },
+  named: (database, moved) => {
+    if (database === undefined) {
+      throw new SheafError('INVALID_ARGUMENT', 'a MySQL install script needs the database it is for: pass { database }', {
+        details: { database: null },
+      });
+    }
+    return named(mysqlState(database), moved);
+  },
+};
+
+function named(names: MysqlState, moved: boolean): DialectInstall {
+  // As text, from the session's database rather than quoted literals, which sql_mode would read differently.
+  const values: Record<string, string> = {
+    '{home}': moved ? names.stateSql : names.appSql,
+    '{home_text}': moved ? "concat('sheaf_', database())" : 'database()',
+    '{app}': names.appSql,
+    '{app_text}': 'database()',
+    '{state}': names.stateSql,
+    '{state_text}': "concat('sheaf_', database())",
+  };
+  const fill = (sql: string) => sql.replace(/\{(home|app|state)(_text)?\}/g, (token) => values[token] ?? token);
+  const fillAll = (list: readonly string[]) => list.map(fill);
+  return {
+    ...mysqlInstall,
+    files: template.files.map((file) => ({ ...file, sql: fill(file.sql) })),
+    bootstrap: fillAll(template.bootstrap),
+    recorded: fill(template.recorded),
+    record: fill(template.record),
+    settings: fill(template.settings),
+    probe: fill(template.probe),
+    uninstall: fillAll(template.uninstall),
+    idSpace: Object.fromEntries(
+      Object.entries(mysqlIdSpace).map(([key, value]) => [key, typeof value === 'string' ? fill(value) : value]),
+    ) as unknown as typeof mysqlIdSpace,
+    testClock: { ...mysqlTestClock, installed: fill(mysqlTestClock.installed) },
+  };
+}
 
 /**
  * With binary logging on, MySQL/MariaDB refuse `create function … modifies sql data` (error 1418)

@@ -9,10 +9,13 @@ import { configureWith, type SettingsRow } from './settings.js';
 export interface Registration {
   /** Gives back a claim this install made, when the install failed. */
   undo(): Promise<void>;
-  /** Records where this database's shards are registered, once the id space is installed. */
-  beforeConfigure(version: number): Promise<void>;
+  /**
+   * Records where this database's shards are registered, once the id space is installed; `dialect`
+   * as bound after the files ran (they may have moved sheaf's tables).
+   */
+  beforeConfigure(version: number, dialect: DialectInstall): Promise<void>;
   /** Notes the shard configure gave back, to give it back in the registry after the commit. */
-  afterConfigure(previous: SettingsRow | undefined): Promise<void>;
+  afterConfigure(previous: SettingsRow | undefined, dialect: DialectInstall): Promise<void>;
   /** After the commit: confirms the claim and gives back the previous shard. */
   confirm(): Promise<void>;
 }
@@ -59,13 +62,14 @@ export async function registerShard(
   let released: { shard: number; lastMs: number } | undefined;
   return {
     undo,
-    async beforeConfigure(version) {
-      if (version >= sql.from) await session.query(sql.useRegistry, [own ? null : registry.description]);
+    async beforeConfigure(version, bound) {
+      const now = bound.idSpace ?? sql;
+      if (version >= now.from) await session.query(now.useRegistry, [own ? null : registry.description]);
     },
-    async afterConfigure(previous) {
+    async afterConfigure(previous, bound) {
       const old = previous === undefined ? undefined : Number(previous.shard_id);
       if (own || old === undefined || old === shard) return;
-      const [row] = await session.query<{ last_ms: unknown }>(sql.releasedAt, [old]);
+      const [row] = await session.query<{ last_ms: unknown }>((bound.idSpace ?? sql).releasedAt, [old]);
       if (row !== undefined) released = { shard: old, lastMs: Number(row.last_ms) };
     },
     async confirm() {

@@ -25,6 +25,17 @@ export interface InstallScript {
 }
 
 /**
+ * What {@link installScript} takes: the install's options and, on MySQL/MariaDB, the database the
+ * script is for (sheaf's state goes into `sheaf_<database>` beside it).
+ *
+ * @example
+ * const options: InstallScriptOptions = { shard: 3, database: 'shop' };
+ */
+export interface InstallScriptOptions extends InstallOptions {
+  readonly database?: string;
+}
+
+/**
  * The SQL that {@link install} applies to a database without sheaf, as one script to review or run
  * yourself (`sheaf install --print`): lock, version table, every file with its version row, then
  * the shard and layout. Statements are separated by `-- sheaf:break` so a driver can run them one by
@@ -33,24 +44,30 @@ export interface InstallScript {
  * @example
  * const { sql } = installScript('postgres', { shard: 3 });
  */
-export function installScript(dialect: DialectName, options: InstallOptions = {}): InstallScript {
-  const steps = installs[dialect];
+export function installScript(dialect: DialectName, options: InstallScriptOptions = {}): InstallScript {
+  const unbound = installs[dialect];
+  // Files before the move run where sheaf's tables were; the move's version row goes where they go.
+  const before = unbound.named?.(options.database, false) ?? unbound;
+  const after = unbound.named?.(options.database, true) ?? unbound;
+  const movedFrom = unbound.movedFrom ?? Number.POSITIVE_INFINITY;
+  const steps = before;
   const layout =
     typeof options.layout === 'string' ? layoutByName(options.layout) : (options.layout ?? layoutByName('sheaf'));
   const params = configureParams(checkedShard(options.shard ?? 0, layout), layout, options.testClock ?? false);
   const files = steps.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
   const version = Math.max(0, ...files.map((file) => file.version));
+  const last = version >= movedFrom ? after : before;
   const statements = [
     ...steps.bootstrap,
     ...files.flatMap((file) => {
       // Recorded as install() does: first inside PostgreSQL's transaction, last where DDL commits.
-      const record = inline(steps.record, [file.version, file.name, file.checksum]);
+      const record = inline((file.version >= movedFrom ? after : before).record, [file.version, file.name, file.checksum]);
       const body = statementsOf(file.sql);
       return steps.unlock ? [...body, record] : [record, ...body];
     }),
     ...(version >= steps.configureFrom ? [inline(steps.configure, params)] : []),
     // A fresh database has the production variant; only a test clock changes it.
-    ...(version >= steps.configureFrom && options.testClock ? (steps.testClock?.statements(files, true) ?? []) : []),
+    ...(version >= steps.configureFrom && options.testClock ? (last.testClock?.statements(files, true) ?? []) : []),
     ...nativeStatements(steps, version, options.native),
   ];
   const header = `-- sheaf SQL version ${version} (${dialect}) for a database without sheaf: shard ${params[0]}, layout ${params[1]}.`;
@@ -70,10 +87,10 @@ function nativeStatements(steps: DialectInstall, version: number, native: boolea
  * (PostgreSQL column defaults and views; MySQL triggers) goes too. For `sheaf uninstall --print`.
  *
  * @example
- * const sql = uninstallScript('mysql');
+ * const sql = uninstallScript('mysql', { database: 'shop' });
  */
-export function uninstallScript(dialect: DialectName): string {
-  const steps = installs[dialect];
+export function uninstallScript(dialect: DialectName, options: { readonly database?: string } = {}): string {
+  const steps = installs[dialect].named?.(options.database, true) ?? installs[dialect];
   const statements = [...steps.scriptDependentDrops, ...steps.uninstall];
   return script(`-- Removes sheaf (${dialect}) and whatever still depends on it.`, steps, statements);
 }
