@@ -1,6 +1,7 @@
 import { defineLayout, type InstallOptions, install, SnowflakeGenerator, type SqlExecutor } from '@sheaf/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Opened, openDatabase, type TestDatabase } from '../support/database.js';
+import { queryState } from '../support/state-sql.js';
 import { selectedTargets, type TargetName } from '../support/targets.js';
 import { type CheckJson, type DoctorJson, doctor } from './doctor-run.js';
 import { sheaf } from './run-sheaf.js';
@@ -38,11 +39,11 @@ const idSpaceSql = {
     addShard: 'select sheaf.add_shard($1)',
   },
   mysql: {
-    databaseId: 'select database_id as id from sheaf_settings',
-    free: 'delete from sheaf_workers where worker_id = ?',
-    lease: `insert into sheaf_workers (worker_id, holder, lease_token, expires_ms, heartbeat_ms)
+    databaseId: 'select database_id as id from {state}.sheaf_settings',
+    free: 'delete from {state}.sheaf_workers where worker_id = ?',
+    lease: `insert into {state}.sheaf_workers (worker_id, holder, lease_token, expires_ms, heartbeat_ms)
       values (?, ?, uuid(), floor(unix_timestamp(sysdate(3)) * 1000) + ?, floor(unix_timestamp(sysdate(3)) * 1000))`,
-    register: `insert into sheaf_workers (worker_id, kind, database_id, holder, expires_ms, heartbeat_ms)
+    register: `insert into {state}.sheaf_workers (worker_id, kind, database_id, holder, expires_ms, heartbeat_ms)
       values (?, 'database', ?, ?, if(?, 9223372036854775807, null), floor(unix_timestamp(sysdate(3)) * 1000))`,
     ticket: 'call sheaf_create_ticket(?, ?, ?)',
     addShard: 'call sheaf_add_shard(?)',
@@ -62,19 +63,19 @@ interface Member {
 /** A live worker lease on `value`, taking the place of any row there (a registration, a lease). */
 async function lease(member: Member, value: number, holder: string, ms = 600_000): Promise<void> {
   const sql = idSpaceSql[member.dialect];
-  await member.sql.query(sql.free, [value]);
-  await member.sql.query(sql.lease, [value, holder, ms]);
+  await queryState(member.sql, sql.free, [value]);
+  await queryState(member.sql, sql.lease, [value, holder, ms]);
 }
 
 async function databaseIdOf(member: Member): Promise<string> {
-  const [row] = await member.sql.query<{ id: unknown }>(idSpaceSql[member.dialect].databaseId);
+  const [row] = await queryState<{ id: unknown }>(member.sql, idSpaceSql[member.dialect].databaseId);
   return String(row!.id);
 }
 
 async function register(member: Member, value: number, databaseId: string, holder: string, pending = false) {
   const sql = idSpaceSql[member.dialect];
-  await member.sql.query(sql.free, [value]);
-  await member.sql.query(sql.register, [value, databaseId, holder, pending]);
+  await queryState(member.sql, sql.free, [value]);
+  await queryState(member.sql, sql.register, [value, databaseId, holder, pending]);
 }
 
 const pairs: readonly [TargetName, TargetName][] = [

@@ -3,6 +3,7 @@
 // sequence `increment by 2` that the table's id takes (one not owned by the column, one identity).
 import { install, type SqlExecutor } from '@sheaf/core';
 import { type Connection, type Opened, openDatabase, type TestDatabase } from '../support/database.js';
+import { queryState } from '../support/state-sql.js';
 import type { TargetName } from '../support/targets.js';
 
 /** A classic ticket server: its database, and a writer drawing tickets the way applications do. */
@@ -97,9 +98,10 @@ export async function sheafServer(db: TestDatabase, opened: Opened[]): Promise<S
       return BigInt((await drawer.executor.query<{ id: string }>(sql, [name]))[0]!.id);
     },
     state: () =>
-      db.executor.query(
+      queryState(
+        db.executor,
         mysql
-          ? 'select name, step, ticket_offset, counter_shift, first_ticket from sheaf_tickets order by name'
+          ? 'select name, step, ticket_offset, counter_shift, first_ticket from {state}.sheaf_tickets order by name'
           : `select t.name, t.step, t."offset", s.seqstart, pg_sequence_last_value(t.sequence) as last
              from sheaf.tickets t join pg_sequence s on s.seqrelid = t.sequence order by t.name`,
       ),

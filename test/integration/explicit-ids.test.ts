@@ -37,6 +37,7 @@ import { describeTargets } from '../support/database.js';
 import { expectSheafError, expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { layout, validIds, wrongIds } from '../support/explicit-id-cases.js';
 import { connectKnex } from '../support/knex.js';
+import { queryState } from '../support/state-sql.js';
 
 /** One way to insert a row with an explicit id, and where the row lands (to read its id back). */
 interface Path {
@@ -326,8 +327,11 @@ describeTargets('explicit ids', (db, target) => {
       'SHARD_OUT_OF_RANGE',
       'shard 1.5 is not an integer (4 shard bits, max 15)',
     );
-    const [row] = await db().executor.query<{ shard: unknown }>(
-      mysqlTarget ? 'select shard_id as shard from sheaf_settings' : 'select shard_id as shard from sheaf.settings',
+    const [row] = await queryState<{ shard: unknown }>(
+      db().executor,
+      mysqlTarget
+        ? 'select shard_id as shard from {state}.sheaf_settings'
+        : 'select shard_id as shard from sheaf.settings',
     );
     expect(Number(row?.shard)).toBe(1);
   });

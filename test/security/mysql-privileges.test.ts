@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { type SuiteAccount, type SuiteAccounts, suiteAccounts } from '../support/mysql-accounts.js';
+import { queryState } from '../support/state-sql.js';
 
 const shard = 4;
 const msOf = (id: unknown) => decodeId(String(id), presets.sheaf).ms;
@@ -31,8 +32,9 @@ async function refusal(promise: Promise<unknown>): Promise<number | undefined> {
 }
 
 const settings = async (sql: SqlExecutor) => {
-  const [row] = await sql.query<{ shard_id: unknown; test_clock: unknown }>(
-    'select shard_id, test_clock from sheaf_settings',
+  const [row] = await queryState<{ shard_id: unknown; test_clock: unknown }>(
+    sql,
+    'select shard_id, test_clock from {state}.sheaf_settings',
   );
   return { shard: Number(row?.shard_id), testClock: Number(row?.test_clock) };
 };
@@ -40,9 +42,10 @@ const settings = async (sql: SqlExecutor) => {
 /** Routines whose body reads the session's test clock. */
 const clockReaders = async (sql: SqlExecutor) =>
   (
-    await sql.query<{ name: string }>(
+    await queryState<{ name: string }>(
+      sql,
       `select routine_name as name from information_schema.routines
-        where routine_schema = database() and routine_definition like '%@sheaf\\_clock%' order by 1`,
+        where routine_schema = {state_text} and routine_definition like '%@sheaf\\_clock%' order by 1`,
     )
   ).map((row) => row.name);
 
@@ -97,8 +100,9 @@ describeTargets(
           "call sheaf_create_ticket('x', 1, 1)",
           "call sheaf_create_segment('x', 10, 0, null)",
         ]) {
-          // ER_TABLEACCESS_DENIED_ERROR: the routines run as their caller.
-          expect(await refusal(session.query(statement)), statement).toBe(1142);
+          // ER_PROCACCESS_DENIED_ERROR: the forwards run as their caller, who may not execute the
+          // routines of sheaf's own database (nor write its tables).
+          expect(await refusal(session.query(statement)), statement).toBe(1370);
         }
       });
       expect(await settings(db().executor)).toEqual({ shard, testClock: 0 });
@@ -286,19 +290,21 @@ describeTargets(
           "call sheaf_configure(9, 'sheaf', 1704067200000, 41, 12, 10, false)",
           "call sheaf_create_ticket('x', 1, 1)",
           "call sheaf_create_segment('x', 10, 0, null)",
-          "call sheaf__fail(30001, 'x')",
+          `call \`sheaf_${database()}\`.sheaf__fail(30001, 'x')`,
+          `select \`sheaf_${database()}\`.sheaf_next_id()`,
           'call sheaf_add_shard(9)',
         ]) {
           // ER_PROCACCESS_DENIED_ERROR: no EXECUTE on them.
           expect(await refusal(session.query(statement)), statement).toBe(1370);
         }
+        const state = `\`sheaf_${database()}\``;
         for (const statement of [
-          'select * from sheaf_settings',
-          'update sheaf_settings set shard_id = 9',
-          'insert into sheaf_chunks (k) values (null)',
-          'select lease_token from sheaf_workers',
-          'update sheaf_segments set max_id = 0',
-          'delete from sheaf_tickets',
+          `select * from ${state}.sheaf_settings`,
+          `update ${state}.sheaf_settings set shard_id = 9`,
+          `insert into ${state}.sheaf_chunks (k) values (null)`,
+          `select lease_token from ${state}.sheaf_workers`,
+          `update ${state}.sheaf_segments set max_id = 0`,
+          `delete from ${state}.sheaf_tickets`,
         ]) {
           expect(await refusal(session.query(statement)), statement).toBe(1142);
         }
@@ -309,23 +315,13 @@ describeTargets(
     it('an admin account with the documented grants configures and creates tickets and segments', async () => {
       const admin = await accounts.create('admin');
       const on = `\`${database()}\``;
+      // docs/sql/mysql.md, Privileges: the forwards an admin calls, and sheaf's own database.
       for (const statement of [
         `grant execute on procedure ${on}.sheaf_configure to ${admin.sql}`,
-        `grant execute on procedure ${on}.sheaf__check_shard to ${admin.sql}`,
-        `grant execute on procedure ${on}.sheaf__fail to ${admin.sql}`,
-        `grant execute on function ${on}.sheaf__iso to ${admin.sql}`,
-        `grant execute on function ${on}.sheaf__claim_own_shard to ${admin.sql}`,
-        `grant execute on function ${on}.sheaf__claim to ${admin.sql}`,
-        `grant execute on function ${on}.sheaf_release_shard to ${admin.sql}`,
-        `grant select, update on ${on}.sheaf_settings to ${admin.sql}`,
-        `grant select, insert, delete on ${on}.sheaf_chunks to ${admin.sql}`,
-        `grant select, insert, update on ${on}.sheaf_workers to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_add_shard to ${admin.sql}`,
-        `grant select, insert on ${on}.sheaf_logical_shards to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_create_ticket to ${admin.sql}`,
-        `grant select, insert on ${on}.sheaf_tickets to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_create_segment to ${admin.sql}`,
-        `grant select, insert on ${on}.sheaf_segments to ${admin.sql}`,
+        `grant select, insert, update, delete, execute on \`sheaf_${database()}\`.* to ${admin.sql}`,
       ]) {
         await db().executor.query(statement);
       }

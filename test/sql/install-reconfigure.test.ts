@@ -2,6 +2,7 @@ import { decodeId, install, presets, sqlVersion, uninstall } from '@sheaf/core';
 import { expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { queryState } from '../support/state-sql.js';
 
 // install() at start-up, with no options, must leave a configured database as it was.
 describeTargets('install() keeps the configured shard and layout when options are left out', (db, target) => {
@@ -9,10 +10,13 @@ describeTargets('install() keeps the configured shard and layout when options ar
   const nextId = dialect === 'mysql' ? 'select sheaf_next_id() as id' : 'select sheaf.next_id() as id';
   const settings =
     dialect === 'mysql'
-      ? 'select shard_id, layout_name, test_clock from sheaf_settings'
+      ? 'select shard_id, layout_name, test_clock from {state}.sheaf_settings'
       : 'select shard_id, layout_name, test_clock from sheaf.settings';
   const configured = async () => {
-    const [row] = await db().executor.query<{ shard_id: unknown; layout_name: string; test_clock: unknown }>(settings);
+    const [row] = await queryState<{ shard_id: unknown; layout_name: string; test_clock: unknown }>(
+      db().executor,
+      settings,
+    );
     return {
       shard: Number(row!.shard_id),
       layout: row!.layout_name,

@@ -18,6 +18,7 @@ import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { clean, IdTally, idSpaceReport } from '../support/id-space.js';
 import { suiteAccounts } from '../support/mysql-accounts.js';
 import { nextIds } from '../support/mysql-calls.js';
+import { queryState } from '../support/state-sql.js';
 
 interface Lease {
   worker_id: number;
@@ -30,14 +31,16 @@ const leaseWorker = (sql: SqlExecutor, holder: string, max: number, ms = 60_000)
 const leaseWorkerId = (sql: SqlExecutor, holder: string, id: number, ms = 60_000) =>
   sql.query<Lease>('call sheaf_lease_worker_id(?, ?, ?)', [holder, ms, id]).then((rows) => rows[0]!);
 const row = async (sql: SqlExecutor, id: number) =>
-  (await sql.query<Record<string, unknown>>('select * from sheaf_workers where worker_id = ?', [id]))[0];
+  (await queryState<Record<string, unknown>>(sql, 'select * from {state}.sheaf_workers where worker_id = ?', [id]))[0];
 const own = async (sql: SqlExecutor) =>
-  (await sql.query<{ database_id: string; database_name: string }>('select * from sheaf_settings'))[0]!;
+  (await queryState<{ database_id: string; database_name: string }>(sql, 'select * from {state}.sheaf_settings'))[0]!;
 const routines = (sql: SqlExecutor) =>
   sql.query(`select routine_name, routine_type, security_type, routine_definition from information_schema.routines
     where routine_schema = database() order by routine_name`);
 const versions = async (sql: SqlExecutor) =>
-  (await sql.query<{ version: number }>('select version from sheaf_schema_versions order by 1')).map((r) => r.version);
+  (await queryState<{ version: number }>(sql, 'select version from {state}.sheaf_schema_versions order by 1')).map(
+    (r) => r.version,
+  );
 const fresh = async (sql: SqlExecutor, shard: number, upTo?: number) => {
   await uninstall(sql, { force: true });
   await install(sql, { shard, upTo });
@@ -81,12 +84,16 @@ describeTargets(
       await expectSheafRejection(sql().query(claim, [randomUUID(), 'other db']), 'SHARD_TAKEN', "'gen-7'");
       expect(await row(sql(), 7)).toEqual(before);
       expect(
-        Number((await sql().query<{ shard_id: number }>('select shard_id from sheaf_settings'))[0]!.shard_id),
+        Number(
+          (await queryState<{ shard_id: number }>(sql(), 'select shard_id from {state}.sheaf_settings'))[0]!.shard_id,
+        ),
       ).toBe(0);
       // Closed with a last millisecond ahead of the clock: still refused until the clock passed it.
       await sql().query('select sheaf_close_worker(7, ?, ?)', [lease.lease_token, Date.now() + 60_000]);
       await expectSheafRejection(sql().query('call sheaf_add_shard(7)'), 'SHARD_TAKEN', 'issued by a worker up to');
-      await sql().query('update sheaf_workers set last_timestamp_ms = ? where worker_id = 7', [Date.now() - 5]);
+      await queryState(sql(), 'update {state}.sheaf_workers set last_timestamp_ms = ? where worker_id = 7', [
+        Date.now() - 5,
+      ]);
       await sql().query('call sheaf_add_shard(7)');
       expect(await row(sql(), 7)).toMatchObject({ kind: 'database', lease_token: null, expires_ms: null });
     });
@@ -169,7 +176,7 @@ describeTargets(
 
     it('a database whose shards are registered elsewhere leases no worker id and claims only what its installer registered', async () => {
       await fresh(sql(), 0);
-      await sql().query("call sheaf__use_registry('registry on db1:3306 (5f0c…)')");
+      await queryState(sql(), "call {state}.sheaf__use_registry('registry on db1:3306 (5f0c…)')");
       await expectSheafRejection(leaseWorker(sql(), 'w', 63), 'REGISTRY_ELSEWHERE', 'registry on db1:3306');
       await expectSheafRejection(leaseWorkerId(sql(), 'w', 40), 'REGISTRY_ELSEWHERE');
       await expectSheafRejection(sql().query('call sheaf_add_shard(30)'), 'REGISTRY_ELSEWHERE', 'shard 30');
@@ -179,7 +186,7 @@ describeTargets(
         await session.query('set @sheaf_registered_shard = null');
       });
       expect((await row(sql(), 30))!.kind).toBe('database');
-      await sql().query('call sheaf__use_registry(null)');
+      await queryState(sql(), 'call {state}.sheaf__use_registry(null)');
       expect((await leaseWorker(sql(), 'w', 63)).worker_id).toBe(1);
     });
 
@@ -223,8 +230,9 @@ describeTargets(
       ]);
       const leased = leases.map((lease) => lease.worker_id);
       expect(new Set(leased).size).toBe(leases.length);
-      const rows = await sql().query<{ worker_id: number; kind: string; lease_token: string | null }>(
-        'select worker_id, kind, lease_token from sheaf_workers',
+      const rows = await queryState<{ worker_id: number; kind: string; lease_token: string | null }>(
+        sql(),
+        'select worker_id, kind, lease_token from {state}.sheaf_workers',
       );
       const byId = new Map(rows.map((r) => [r.worker_id, r]));
       for (const lease of leases) {
@@ -279,12 +287,12 @@ describeTargets(
       await leaseWorker(sql(), 'gen-zero', 63);
       const one = await leaseWorker(sql(), 'gen-one', 63);
       expect(one.worker_id).toBe(1);
-      const [before, workers] = [await routines(sql()), await sql().query('select * from sheaf_workers')];
+      const [before, workers] = [await routines(sql()), await queryState(sql(), 'select * from {state}.sheaf_workers')];
       const columns = 'select column_name from information_schema.columns where table_schema = database() order by 1';
       const beforeColumns = await sql().query(columns);
       await expectSheafRejection(install(sql()), 'SHARD_TAKEN', 'shard 1', "worker 'gen-one'");
       expect(await versions(sql())).toEqual([1, 2, 3, 4, 5]);
-      expect(await sql().query('select * from sheaf_workers')).toEqual(workers);
+      expect(await queryState(sql(), 'select * from {state}.sheaf_workers')).toEqual(workers);
       expect(await sql().query(columns)).toEqual(beforeColumns);
       // Only the file's check procedure is left, which the next install drops.
       const after = (await routines(sql())) as { routine_name: string }[];
@@ -349,15 +357,17 @@ describeTargets(
             await expect(session.query(statement), statement).rejects.toMatchObject({ errno: 1370 });
           }
         });
+        const state = `\`sheaf_${new URL(db().url!).pathname.slice(1)}\``;
         await exec.as(async (session) => {
-          // ER_TABLEACCESS_DENIED_ERROR: they run as their caller.
+          // They run as their caller, whom EXECUTE on the application's database gives no right in
+          // sheaf's own: ER_PROCACCESS_DENIED_ERROR on the routine the forward calls.
           for (const statement of [
             "select sheaf_claim_shard(9, uuid(), 'x', false)",
             'select sheaf_release_shard(2, uuid(), 0)',
-            "call sheaf__use_registry('x')",
+            `call ${state}.sheaf__use_registry('x')`,
             'call sheaf_add_shard(30)',
           ]) {
-            await expect(session.query(statement), statement).rejects.toMatchObject({ errno: 1142 });
+            await expect(session.query(statement), statement).rejects.toMatchObject({ errno: 1370 });
           }
         });
         expect((await row(sql(), 2))!.kind).toBe('database');

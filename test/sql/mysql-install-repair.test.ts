@@ -2,6 +2,7 @@ import { decodeId, install, presets, type SqlExecutor, sqlVersion, uninstall } f
 import { expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { nextIds } from '../support/mysql-calls.js';
+import { queryState } from '../support/state-sql.js';
 
 /**
  * The real executor, except that the statement matching `at` fails: before the server sees it, or
@@ -21,9 +22,12 @@ function failingAt(executor: SqlExecutor, at: RegExp, when: 'before' | 'after'):
 }
 
 const versions = async (executor: SqlExecutor) =>
-  (await executor.query<{ version: number }>('select version from sheaf_schema_versions order by version')).map((row) =>
-    Number(row.version),
-  );
+  (
+    await queryState<{ version: number }>(
+      executor,
+      'select version from {state}.sheaf_schema_versions order by version',
+    )
+  ).map((row) => Number(row.version));
 
 describeTargets(
   'a MySQL install that failed half-way through a file is repaired by the next install',
@@ -63,7 +67,10 @@ describeTargets(
       await install(db().executor, { shard: 4 });
       const [row] = await db().executor.query<{ id: string }>('select sheaf_next_id() as id');
       expect(decodeId(row!.id, presets.sheaf).shardId).toBe(4);
-      const [settings] = await db().executor.query<{ n: number }>('select count(*) as n from sheaf_settings');
+      const [settings] = await queryState<{ n: number }>(
+        db().executor,
+        'select count(*) as n from {state}.sheaf_settings',
+      );
       expect(Number(settings!.n)).toBe(1);
     });
   },

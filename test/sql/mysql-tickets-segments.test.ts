@@ -3,6 +3,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { queryState } from '../support/state-sql.js';
 import { mysqlUrl, withDatabase } from '../support/targets.js';
 
 async function tickets(executor: SqlExecutor, name: string, count: number): Promise<bigint[]> {
@@ -76,7 +77,7 @@ describeTargets(
     });
 
     it('8 sessions allocating segments never overlap', async () => {
-      await db().executor.query("insert into sheaf_segments (biz_tag, step) values ('orders', 100)");
+      await queryState(db().executor, "insert into {state}.sheaf_segments (biz_tag, step) values ('orders', 100)");
       const sessions = await db().sessions(8);
       const ranges = (
         await Promise.all(
@@ -102,7 +103,10 @@ describeTargets(
     it('refuses unknown and exhausted segments', async () => {
       const sql = db().executor;
       await expectSheafRejection(sql.query("call sheaf_alloc_segment('nope', null)"), 'UNKNOWN_SEGMENT', "'nope'");
-      await sql.query("insert into sheaf_segments (biz_tag, max_id, step) values ('full', 9223372036854775800, 10)");
+      await queryState(
+        sql,
+        "insert into {state}.sheaf_segments (biz_tag, max_id, step) values ('full', 9223372036854775800, 10)",
+      );
       await expectSheafRejection(sql.query("call sheaf_alloc_segment('full', null)"), 'SEGMENT_EXHAUSTED', "'full'");
       await expectSheafRejection(sql.query("call sheaf_alloc_segment('orders', 0)"), 'INVALID_ARGUMENT');
     });
@@ -144,7 +148,7 @@ describeTargets(
       const sql = db().executor;
       // Every value free, the database's own too (the test's own state): truncate, not delete, whose
       // delete-marked rows make concurrent inserts of one key deadlock until purge runs.
-      await sql.query('truncate table sheaf_workers');
+      await queryState(sql, 'truncate table {state}.sheaf_workers');
       const sessions = await db().sessions(16);
       const got = await Promise.all(
         sessions.map(async (session) => {

@@ -62,7 +62,9 @@ describeTargets('the series of a ticket (sheaf.ticket_series, sheaf_ticket_serie
         for (const statement of mysqlAppGrants(app.name, database)) await db().executor.query(statement);
         await app.as(async (session) => {
           expect(await series(session, 'orders')).toEqual([3, 2]);
-          const refused = await session.query('select * from sheaf_tickets').catch((error) => error);
+          const refused = await session
+            .query(`select * from \`sheaf_${database}\`.sheaf_tickets`)
+            .catch((error) => error);
           expect((refused as { errno?: unknown }).errno).toBe(1142);
         });
       } finally {

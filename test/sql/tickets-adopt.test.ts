@@ -8,6 +8,7 @@ import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { type SuiteAccounts, suiteAccounts } from '../support/mysql-accounts.js';
 import { type SuiteRoles, suiteRoles } from '../support/pg-roles.js';
+import { queryState } from '../support/state-sql.js';
 
 const sqlOf: Record<DialectName, { adopt: string; next: string; create: string; state: string }> = {
   postgres: {
@@ -24,8 +25,8 @@ const sqlOf: Record<DialectName, { adopt: string; next: string; create: string; 
     create: 'call sheaf_create_ticket(?, ?, ?)',
     state: `select name, step, ticket_offset, cast(counter_shift as char) as shift, cast(first_ticket as char) as first,
         (select cast(auto_increment as char) from information_schema.tables
-          where table_schema = database() and table_name = 'sheaf_ticket_counter') as counter
-      from sheaf_tickets order by name`,
+          where table_schema = {state_text} and table_name = 'sheaf_ticket_counter') as counter
+      from {state}.sheaf_tickets order by name`,
   },
 };
 
@@ -48,7 +49,7 @@ describeTargets('sheaf adopt_ticket: a ticket starting above the classic servers
       out.push(BigInt(String((await on.query<{ t: unknown }>(dialect().next, [name]))[0]?.t)));
     return out;
   };
-  const state = () => sql().query(dialect().state);
+  const state = () => queryState(sql(), dialect().state);
   /** A later ticket of 'orders' (step 2, offset 1) than `after`: MySQL's shared counter may skip values. */
   const expectInSeries = ([ticket]: bigint[], after: bigint) => {
     expect(ticket! % 2n).toBe(1n);

@@ -1,4 +1,5 @@
 import type { DialectName, SqlExecutor } from '@sheaf/core';
+import { stateSql } from './state-sql.js';
 
 /** The statements of segments over several databases that tests run themselves, per dialect. */
 const statements: Record<DialectName, Record<string, string>> = {
@@ -15,12 +16,12 @@ const statements: Record<DialectName, Record<string, string>> = {
     alloc: 'call sheaf_alloc_segment_class(?, ?, ?, ?)',
     allocPlain: 'call sheaf_alloc_segment(?, ?)',
     read: 'call sheaf_segment_class(?)',
-    maxId: 'select cast(max_id as char) as max_id from sheaf_segments where biz_tag = ?',
-    setClass: 'update sheaf_segments set delta = ?, remainder = ? where biz_tag = ?',
+    maxId: 'select cast(max_id as char) as max_id from {state}.sheaf_segments where biz_tag = ?',
+    setClass: 'update {state}.sheaf_segments set delta = ?, remainder = ? where biz_tag = ?',
   },
 };
 
-const sql = (executor: SqlExecutor, name: string) => statements[executor.dialect.name][name]!;
+const sql = (executor: SqlExecutor, name: string) => stateSql(executor, statements[executor.dialect.name][name]!);
 
 export interface Range {
   first: bigint;
@@ -36,7 +37,7 @@ export async function createSegmentClass(
   step = 1000,
   maxId: bigint | number = 0,
 ): Promise<void> {
-  await executor.query(sql(executor, 'create'), [bizTag, delta, remainder, step, String(maxId)]);
+  await executor.query(await sql(executor, 'create'), [bizTag, delta, remainder, step, String(maxId)]);
 }
 
 /** One `alloc_segment_class` call: the range (first_id, last_id). */
@@ -47,7 +48,7 @@ export async function allocClass(
   delta: number | null,
   remainder: number | null,
 ): Promise<Range> {
-  const [row] = await executor.query<{ first_id: unknown; last_id: unknown }>(sql(executor, 'alloc'), [
+  const [row] = await executor.query<{ first_id: unknown; last_id: unknown }>(await sql(executor, 'alloc'), [
     bizTag,
     step,
     delta,
@@ -58,7 +59,7 @@ export async function allocClass(
 
 /** One plain `alloc_segment` call (a segment of one database). */
 export async function allocPlain(executor: SqlExecutor, bizTag: string, step: number | null = null): Promise<Range> {
-  const [row] = await executor.query<{ first_id: unknown; last_id: unknown }>(sql(executor, 'allocPlain'), [
+  const [row] = await executor.query<{ first_id: unknown; last_id: unknown }>(await sql(executor, 'allocPlain'), [
     bizTag,
     step,
   ]);
@@ -66,17 +67,17 @@ export async function allocPlain(executor: SqlExecutor, bizTag: string, step: nu
 }
 
 export async function segmentClass(executor: SqlExecutor, bizTag: string) {
-  const [row] = await executor.query<{ delta: unknown; remainder: unknown }>(sql(executor, 'read'), [bizTag]);
+  const [row] = await executor.query<{ delta: unknown; remainder: unknown }>(await sql(executor, 'read'), [bizTag]);
   return { delta: Number(row!.delta), remainder: Number(row!.remainder) };
 }
 
 export async function classMaxId(executor: SqlExecutor, bizTag: string): Promise<bigint> {
-  const [row] = await executor.query<{ max_id: unknown }>(sql(executor, 'maxId'), [bizTag]);
+  const [row] = await executor.query<{ max_id: unknown }>(await sql(executor, 'maxId'), [bizTag]);
   return BigInt(String(row!.max_id));
 }
 
 /** What an admin runs to make a segment of one database class `remainder` of `delta` (docs/generators.md). */
 export async function setClass(executor: SqlExecutor, bizTag: string, delta: number, remainder: number) {
   const params = executor.dialect.name === 'postgres' ? [bizTag, delta, remainder] : [delta, remainder, bizTag];
-  await executor.query(sql(executor, 'setClass'), params);
+  await executor.query(await sql(executor, 'setClass'), params);
 }

@@ -21,13 +21,22 @@ describe('installScript', () => {
   });
 
   it('gives MySQL a GET_LOCK, no DELIMITER, and releases the lock at the end', () => {
-    const { sql } = installScript('mysql', { upTo: 2 });
+    const { sql } = installScript('mysql', { upTo: 2, database: 'shop' });
     const parts = statements(sql);
     expect(parts[0]).toMatch(/get_lock\(concat\('sheaf_install:'/);
     expect(parts.at(-1)).toMatch(/^select release_lock/);
     expect(sql).not.toMatch(/^\s*delimiter\b/im);
-    expect(sql.match(/insert into sheaf_schema_versions/g)).toHaveLength(2);
+    expect(sql.match(/insert into `shop`\.sheaf_schema_versions/g)).toHaveLength(2);
     expect(sql).toContain("call sheaf_configure(0, 'sheaf', 1704067200000, 41, 12, 10, false);");
+  });
+
+  it('puts MySQL state into sheaf_<database>: files record where the version table is as they end', () => {
+    const { version, sql } = installScript('mysql', { database: 'shop' });
+    expect(sql).toContain('create database if not exists `sheaf_shop`;');
+    expect(sql).not.toContain('{state}');
+    expect(sql.match(/insert into `shop`\.sheaf_schema_versions/g)).toHaveLength(11);
+    expect(sql.match(/insert into `sheaf_shop`\.sheaf_schema_versions/g)).toHaveLength(version - 11);
+    expectSheafError(() => installScript('mysql'), 'INVALID_ARGUMENT', 'needs the database it is for');
   });
 
   it('refuses a shard the layout cannot hold, naming the limit', () => {
@@ -40,6 +49,8 @@ describe('installScript', () => {
 
   it('prints the forced removal for uninstall', () => {
     expect(statements(uninstallScript('postgres'))).toContain('drop schema sheaf cascade;');
-    expect(uninstallScript('mysql')).toContain('drop table if exists sheaf_schema_versions;');
+    const mysql = uninstallScript('mysql', { database: 'shop' });
+    expect(mysql).toContain('drop function if exists `shop`.sheaf_next_id;');
+    expect(mysql).toContain('drop database if exists `sheaf_shop`;');
   });
 });

@@ -34,7 +34,10 @@ describe('mysqlAccount and mysqlAppGrants', () => {
 
   it('a printed install script ends with the test clock only when asked for', () => {
     const testClock = 'coalesce(@sheaf_clock_ms, floor(unix_timestamp(sysdate(3)) * 1000))';
-    expect(installScript('mysql').sql).not.toContain(testClock);
-    expect(installScript('mysql', { testClock: true }).sql).toContain(testClock);
+    expect(installScript('mysql', { database: 'shop' }).sql).not.toContain(testClock);
+    const test = installScript('mysql', { testClock: true, database: 'shop' }).sql;
+    expect(test).toContain(testClock);
+    // Replacing sheaf's own function, not a forward in the application's database.
+    expect(test).toContain('drop function if exists `sheaf_shop`.sheaf__claim_chunk;');
   });
 });

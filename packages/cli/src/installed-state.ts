@@ -1,4 +1,4 @@
-import type { DialectName, SqlExecutor } from '@sheaf/core';
+import { type DialectName, inState, type SqlExecutor } from '@sheaf/core';
 
 /** What sheaf's tables say about an installation. */
 export interface InstalledState {
@@ -30,7 +30,7 @@ interface StateSql {
 
 const settingsColumns = 'shard_id, layout_name, epoch_ms, time_bits, shard_bits, sequence_bits';
 
-// Parallel in shape per dialect, like the installer's own.
+// Parallel in shape per dialect, like the installer's own; `{state}`: see inState.
 const stateSql: Record<DialectName, StateSql> = {
   postgres: {
     installed: "select to_regclass('sheaf.schema_versions') is not null as installed",
@@ -46,20 +46,20 @@ const stateSql: Record<DialectName, StateSql> = {
   },
   mysql: {
     installed: `select count(*) > 0 as installed from information_schema.tables
-      where table_schema = database() and table_name = 'sheaf_schema_versions'`,
-    version: 'select max(version) as version from sheaf_schema_versions',
-    settings: `select ${settingsColumns} from sheaf_settings`,
+      where table_schema = {state_text} and table_name = 'sheaf_schema_versions'`,
+    version: 'select max(version) as version from {state}.sheaf_schema_versions',
+    settings: `select ${settingsColumns} from {state}.sheaf_settings`,
     // sheaf_configure records the counter in probe_k; every id chunk taken since moves it on.
     issued: `select t.auto_increment > s.probe_k + 1 as issued
-      from information_schema.tables t, sheaf_settings s
-      where t.table_schema = database() and t.table_name = 'sheaf_chunks'`,
+      from information_schema.tables t, {state}.sheaf_settings s
+      where t.table_schema = {state_text} and t.table_name = 'sheaf_chunks'`,
     native: 'select false as native, false as available',
   },
 };
 
 /** The installed version, shard and layout, or undefined where sheaf is not installed. */
 export async function readInstalledState(executor: SqlExecutor): Promise<InstalledState | undefined> {
-  const sql = stateSql[executor.dialect.name];
+  const sql = await inState(executor, stateSql[executor.dialect.name]);
   const [probe] = await executor.query<{ installed: unknown }>(sql.installed);
   if (!truthy(probe?.installed)) return undefined;
   const [versionRow] = await executor.query<{ version: unknown }>(sql.version);

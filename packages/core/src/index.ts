@@ -46,7 +46,7 @@ export {
   type UninstallOptions,
   uninstall,
 } from './install/install.js';
-export { type MysqlState, mysqlState, mysqlStateOf } from './install/mysql-state.js';
+export { inState, type MysqlState, mysqlState, mysqlStateOf } from './install/mysql-state.js';
 export { requireInstalled } from './install/require-installed.js';
 export {
   type InstallScript,

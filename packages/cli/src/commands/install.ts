@@ -1,7 +1,16 @@
 import { install, installScript, type Layout, SheafError, type SqlExecutor } from '@sheaf/core';
 import { type Args, count, flag, layoutOption, text } from '../args.js';
 import { defineCommand } from '../command.js';
-import { connect, databaseOf, describeTarget, type Target, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
+import {
+  connect,
+  databaseOf,
+  describeTarget,
+  type Target,
+  targetOf,
+  urlHelp,
+  urlOption,
+  withConnection,
+} from '../connection.js';
 import { readInstalledState } from '../installed-state.js';
 import { toJson } from '../io.js';
 import { UsageError } from '../usage-error.js';

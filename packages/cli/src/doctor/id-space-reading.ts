@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '@sheaf/core';
+import { inState, type SqlExecutor } from '@sheaf/core';
 import { type IdSpaceSql, type IdSpaceTable, idSpaceSql } from './id-space-sql.js';
 
 /**
@@ -41,7 +41,7 @@ type Columns = Map<IdSpaceTable, Set<string>>;
 
 /** Reads the database's shard values, worker leases, registered databases and tickets. */
 export async function readIdSpace(executor: SqlExecutor): Promise<IdSpaceReading> {
-  const sql = idSpaceSql[executor.dialect.name];
+  const sql = await inState(executor, idSpaceSql[executor.dialect.name]);
   const columns = await catalog(executor, sql);
   const has = (table: IdSpaceTable, column: string) => columns.get(table)?.has(column) ?? false;
   // A column of a later version reads as null before it exists.

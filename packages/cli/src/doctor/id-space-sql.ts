@@ -59,9 +59,14 @@ export const idSpaceSql: Record<DialectName, IdSpaceSql> = {
   },
   mysql: {
     tables: mysqlTables,
-    qualified: mysqlTables,
+    qualified: {
+      settings: '{state}.sheaf_settings',
+      workers: '{state}.sheaf_workers',
+      logicalShards: '{state}.sheaf_logical_shards',
+      tickets: '{state}.sheaf_tickets',
+    },
     columns: `select table_name as table_name, column_name as column_name from information_schema.columns
-      where table_schema = database() and table_name in (${names(mysqlTables)})`,
+      where table_schema = {state_text} and table_name in (${names(mysqlTables)})`,
     // SYSDATE, not NOW(): NOW() is frozen at the start of the statement.
     unexpired: 'expires_ms >= floor(unix_timestamp(sysdate(3)) * 1000)',
     expiring: 'expires_ms is not null',

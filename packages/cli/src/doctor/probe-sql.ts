@@ -1,6 +1,6 @@
 import type { DialectName } from '@sheaf/core';
 
-/** The queries the doctor runs, parallel per dialect. Times are server unix ms, read from the live clock. */
+/** The queries the doctor runs, parallel per dialect (`{state}`: see inState). Times are server unix ms, read from the live clock. */
 export interface ProbeSql {
   readonly nowMs: string;
   /** `last`: the generator's latest counter value; `issued`: whether ids were issued since the layout was set. */
@@ -34,10 +34,10 @@ export const probeSql: Record<DialectName, ProbeSql> = {
     nowMs: `select ${mysqlNow} as now_ms`,
     // The chunk claimed last; sheaf_configure's own claim (probe_k) is not an id.
     generator: `select t.auto_increment - 1 as last, t.auto_increment > s.probe_k + 1 as issued, ${mysqlNow} as now_ms
-      from information_schema.tables t, sheaf_settings s
-      where t.table_schema = database() and t.table_name = 'sheaf_chunks'`,
+      from information_schema.tables t, {state}.sheaf_settings s
+      where t.table_schema = {state_text} and t.table_name = 'sheaf_chunks'`,
     segments: `select biz_tag, cast(max_id as char) as max_id, step, floor(unix_timestamp(updated_at) * 1000) as updated_ms,
-      ${mysqlNow} as now_ms from sheaf_segments order by biz_tag`,
+      ${mysqlNow} as now_ms from {state}.sheaf_segments order by biz_tag`,
     lookaheadMs: 7,
     // Four chunks per millisecond (fewer with under 2 sequence bits): the counter is tick << chunk bits.
     tickOf: (last, bits) => last >> BigInt(Math.min(bits.sequenceBits, 2)),

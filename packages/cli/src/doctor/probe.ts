@@ -1,4 +1,4 @@
-import { auditGrants, type GrantFinding, isSheafError, type SqlExecutor } from '@sheaf/core';
+import { auditGrants, type GrantFinding, inState, isSheafError, type SqlExecutor } from '@sheaf/core';
 import { describeTarget, type Target, withConnection } from '../connection.js';
 import { type InstalledState, readInstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
@@ -62,7 +62,7 @@ export async function probe(target: Target): Promise<Snapshot> {
 }
 
 async function read(executor: SqlExecutor, target: Target, label: string): Promise<Snapshot> {
-  const sql = probeSql[executor.dialect.name];
+  const sql = await inState(executor, probeSql[executor.dialect.name]);
   const state = await readInstalledState(executor);
   const clock = await sampleClock(executor, sql.nowMs);
   if (!state) return { target, label, clock };

@@ -1,4 +1,4 @@
-import { type DialectName, SheafError, type SqlExecutor } from '@sheaf/core';
+import { type DialectName, inState, SheafError, type SqlExecutor } from '@sheaf/core';
 import { bigintOf } from './classic-reading.js';
 
 interface AdoptSql {
@@ -26,7 +26,7 @@ const adoptSql: Record<DialectName, AdoptSql> = {
     present: `select count(*) > 0 as present from information_schema.routines
       where routine_schema = database() and routine_name = 'sheaf_adopt_ticket'`,
     existing: `select step, ticket_offset, cast(coalesce(first_ticket, ticket_offset) as char) as first_ticket
-      from sheaf_tickets where name = ?`,
+      from {state}.sheaf_tickets where name = ?`,
     adopt: 'call sheaf_adopt_ticket(?, ?, ?, ?, ?)',
     routine: 'sheaf_adopt_ticket()',
   },
@@ -48,7 +48,7 @@ export async function readSheafTicket(
   name: string,
   server: string,
 ): Promise<SheafTicket | undefined> {
-  const sql = adoptSql[executor.dialect.name];
+  const sql = await inState(executor, adoptSql[executor.dialect.name]);
   const [probe] = await executor.query<{ present: unknown }>(sql.present);
   if (!truthy(probe?.present)) {
     throw new SheafError(

@@ -2,6 +2,7 @@ import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type Database, executorOf } from '../executors/executor-of.js';
+import { inState } from '../install/mysql-state.js';
 import { sqlVersion } from '../install/script.js';
 import { mysqlAppGrants } from './mysql.js';
 import { postgresAppGrants } from './postgres.js';
@@ -69,11 +70,12 @@ const dialects: Partial<Record<DialectName, DialectGrants>> = {
   // No transactional DDL: each GRANT applies on its own, and granting again changes nothing.
   mysql: {
     transactional: false,
-    version: 'select max(version) as version from sheaf_schema_versions',
+    version: 'select max(version) as version from {state}.sheaf_schema_versions',
     async statements(session, account) {
       const [row] = await session.query<{ name: unknown; installed: unknown }>(
         `select database() as name, (select count(*) from information_schema.tables
-          where table_schema = database() and table_name = 'sheaf_schema_versions') as installed`,
+          where table_schema in (database(), concat('sheaf_', database()))
+            and table_name = 'sheaf_schema_versions') as installed`,
       );
       if (Number(row?.installed ?? 0) === 0) throw notInstalled();
       return mysqlAppGrants(account, String(row?.name));
@@ -115,7 +117,7 @@ export async function grant(db: Database, grantee: string, options: GrantOptions
 
 /** The grants name every function of this package's SQL: an older install lacks some. */
 async function checkUpToDate(session: SqlExecutor, dialect: DialectGrants): Promise<void> {
-  const [row] = await session.query<{ version: unknown }>(dialect.version);
+  const [row] = await session.query<{ version: unknown }>((await inState(session, dialect)).version);
   const installed = Number(row?.version ?? 0);
   const needed = sqlVersion(session.dialect.name);
   if (installed < needed) {

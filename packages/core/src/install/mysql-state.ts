@@ -66,3 +66,35 @@ export async function mysqlStateOf(session: SqlExecutor): Promise<MysqlState> {
   }
   return mysqlState(row.db);
 }
+
+/**
+ * `queries` (an object of SQL strings) with `{state}` naming the database that holds sheaf's tables
+ * for the executor's current one, and `{state_text}` an expression of its name, on MySQL/MariaDB:
+ * `sheaf_<app>`, or the application's own database where an install from before SQL version 12
+ * still keeps them there. Unchanged on other dialects.
+ *
+ * @example
+ * const sql = await inState(executor, { settings: 'select shard_id from {state}.sheaf_settings' });
+ */
+export async function inState<Q extends object>(executor: SqlExecutor, queries: Q): Promise<Q> {
+  if (executor.dialect.name !== 'mysql') return queries;
+  const names = await mysqlStateOf(executor);
+  const [row] = await executor.query<{ legacy: unknown }>(
+    `select count(*) as legacy from information_schema.tables
+      where table_schema = database() and table_name = 'sheaf_schema_versions'`,
+  );
+  const legacy = Number(row?.legacy) > 0;
+  // The name as an expression, not a literal, which sql_mode (backslashes) would read differently.
+  const fill = (sql: string) =>
+    sql
+      .replaceAll('{state}', legacy ? names.appSql : names.stateSql)
+      .replaceAll('{state_text}', legacy ? 'database()' : "concat('sheaf_', database())");
+  return filled(queries, fill);
+}
+
+// Strings anywhere in plain objects; functions and other values as they are.
+function filled<T>(value: T, fill: (sql: string) => string): T {
+  if (typeof value === 'string') return fill(value) as T;
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, filled(each, fill)])) as T;
+}

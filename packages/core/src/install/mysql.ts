@@ -166,9 +166,13 @@ export const mysqlInstall: DialectInstall = {
   },
   named: (database, moved) => {
     if (database === undefined) {
-      throw new SheafError('INVALID_ARGUMENT', 'a MySQL install script needs the database it is for: pass { database }', {
-        details: { database: null },
-      });
+      throw new SheafError(
+        'INVALID_ARGUMENT',
+        'a MySQL install script needs the database it is for: pass { database }',
+        {
+          details: { database: null },
+        },
+      );
     }
     return named(mysqlState(database), moved);
   },

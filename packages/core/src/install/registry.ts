@@ -2,6 +2,7 @@ import { isSheafError, SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type DialectSql, sqlFor } from '../generators/dialect-sql.js';
 import type { Layout } from '../layout.js';
+import { inState } from './mysql-state.js';
 
 /** The fields of a layout that decide what a shard value means. */
 export type LayoutFields = Pick<Layout, 'name' | 'epoch' | 'timeBits' | 'shardBits' | 'sequenceBits'>;
@@ -27,10 +28,10 @@ const registrySql: DialectSql<RegistryQueries> = {
   },
   mysql: {
     settings: `select database_id, database_name, epoch_ms, time_bits, shard_bits, sequence_bits
-      from sheaf_settings where singleton = 1`,
+      from {state}.sheaf_settings where singleton = 1`,
     claim: 'select cast(sheaf_claim_shard(?, ?, ?, ?) as char) as last_ms',
     release: 'select sheaf_release_shard(?, ?, ?) as released',
-    holder: 'select kind, database_id from sheaf_workers where worker_id = ?',
+    holder: 'select kind, database_id from {state}.sheaf_workers where worker_id = ?',
   },
 };
 
@@ -60,7 +61,10 @@ export class Registry {
    * cannot be reached or has no id space, INVALID_ARGUMENT when its layout differs.
    */
   static async open(executor: SqlExecutor, layout: LayoutFields): Promise<Registry> {
-    const sql = sqlFor(executor, registrySql, 'install({ registry })');
+    const sql = await reach(
+      () => inState(executor, sqlFor(executor, registrySql, 'install({ registry })')),
+      'name its databases',
+    );
     const [row] = await reach(
       () => executor.query<Record<string, unknown>>(sql.settings),
       'read its settings (is sheaf installed there, with the id space?)',

@@ -61,7 +61,11 @@ export function installScript(dialect: DialectName, options: InstallScriptOption
     ...steps.bootstrap,
     ...files.flatMap((file) => {
       // Recorded as install() does: first inside PostgreSQL's transaction, last where DDL commits.
-      const record = inline((file.version >= movedFrom ? after : before).record, [file.version, file.name, file.checksum]);
+      const record = inline((file.version >= movedFrom ? after : before).record, [
+        file.version,
+        file.name,
+        file.checksum,
+      ]);
       const body = statementsOf(file.sql);
       return steps.unlock ? [...body, record] : [record, ...body];
     }),
