@@ -92,8 +92,9 @@ export async function install(db: Database, options: InstallOptions = {}): Promi
   // Before anything changes: MySQL's DDL would not roll back.
   if (options.native && !dialect.nativePath) throw nativeOutOfReach(undefined, 0);
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
+    const bound = (await dialect.bind?.(session)) ?? dialect;
     const registration =
-      options.registry && (await registerShard(session, dialect, options, executorOf(options.registry, 'registry')));
+      options.registry && (await registerShard(session, bound, options, executorOf(options.registry, 'registry')));
     try {
       const result = await installFiles(session, dialect, options, registration);
       return { result, registered: registration };
