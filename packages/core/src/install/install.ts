@@ -92,6 +92,8 @@ export async function install(db: Database, options: InstallOptions = {}): Promi
   // Before anything changes: MySQL's DDL would not roll back.
   if (options.native && !dialect.nativePath) throw nativeOutOfReach(undefined, 0);
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
+    // Before the registry is asked for anything: a refusal here changes nothing anywhere.
+    await dialect.preflight?.(session);
     const registration =
       options.registry && (await registerShard(session, dialect, options, executorOf(options.registry, 'registry')));
     try {
@@ -113,7 +115,6 @@ async function installFiles(
   registration: Registration | undefined,
 ): Promise<InstallResult> {
   const files = dialect.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
-  await dialect.preflight?.(session);
   for (const statement of dialect.bootstrap) await session.query(statement);
   const grants = await keptRoutineGrants(session, dialect);
   const recorded = await session.query<{ version: unknown; checksum: unknown }>(dialect.recorded);
