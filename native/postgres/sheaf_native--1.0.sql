@@ -9,8 +9,8 @@ language c volatile parallel unsafe as 'MODULE_PATHNAME', 'sheaf_native_next_id'
 create function @extschema@._native_next_id(shard integer) returns bigint
 language c volatile parallel unsafe as 'MODULE_PATHNAME', 'sheaf_native_next_id_shard';
 
--- A trusted extension's objects belong to the bootstrap superuser; sheaf's owner (who created the
--- extension) grants them to application roles and reads sheaf's settings through them.
+-- Owned by the role that created the extension, sheaf's owner (the installer refuses any other): it
+-- grants them to application roles and reads sheaf's settings through them.
 alter function @extschema@._native_next_id() owner to @extowner@;
 alter function @extschema@._native_next_id(integer) owner to @extowner@;
 revoke all on function @extschema@._native_next_id() from public;

@@ -113,10 +113,11 @@ describeTargets('sheaf doctor', (db, target) => {
       expect(text.stdout).toMatch(/^ {2}ok +layout +sheaf runs out at 2093-09-06T15:47:35\.551Z, in 66\.\d years$/m);
       expect(text.stdout).toMatch(/^ {2}ok +shard +shard 9, the only database checked/m);
       expect(text.stdout).toMatch(/^ {2}ok +workers +1 of 4,096 worker ids leased/m);
-      // The grants are audited on PostgreSQL only, triggers checked on MySQL only (docs/cli.md).
-      const checked = 9;
+      // Grants and owners are audited on PostgreSQL only, triggers checked on MySQL only (docs/cli.md).
+      const checked = dialect === 'postgres' ? 10 : 9;
       if (dialect === 'postgres') {
         expect(text.stdout).toMatch(/^ {2}ok +grants +no role has more than an application needs$/m);
+        expect(text.stdout).toMatch(/^ {2}ok +ownership +sheaf's owner owns all of sheaf$/m);
       }
       expect(text.stdout).toMatch(new RegExp(`^1 database: ${checked} ok, 0 warnings, 0 failures$`, 'm'));
 
@@ -136,7 +137,12 @@ describeTargets('sheaf doctor', (db, target) => {
         ['saturation', 'ok'],
         ['workers', 'ok'],
         ['segment orders', 'ok'],
-        ...(dialect === 'postgres' ? [['grants', 'ok']] : [['triggers', 'ok']]),
+        ...(dialect === 'postgres'
+          ? [
+              ['grants', 'ok'],
+              ['ownership', 'ok'],
+            ]
+          : [['triggers', 'ok']]),
       ]);
       expect(checkOf(report, 'last id').message).toMatch(/^last id's millisecond \S+Z, \d/);
       expect(checkOf(report, 'clock skew').details).toMatchObject({ skewMs: expect.any(Number) });

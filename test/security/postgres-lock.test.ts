@@ -1,7 +1,7 @@
 import { grant, install, type SqlExecutor } from '@sheaf/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
-import { describeGeneratorPaths, expectGeneratorPath } from '../support/generator-paths.js';
+import { describeGeneratorPaths, expectGeneratorPath, nativePath } from '../support/generator-paths.js';
 import { idsOf, pgClock } from '../support/pg-clock.js';
 import { type SuiteRoles, suiteRoles } from '../support/pg-roles.js';
 
@@ -24,7 +24,8 @@ describeGeneratorPaths(
     let stranger: { executor: SqlExecutor; close(): Promise<void> };
 
     beforeAll(async () => {
-      roles = await suiteRoles(db());
+      // Only a superuser may create sheaf_native: the native path's owner is one.
+      roles = await suiteRoles(db(), { superuserOwner: path === nativePath });
       await roles.as(roles.owner, async (owner) => {
         await install(owner, { shard: 3, testClock: true, ...path.install(target) });
         await grant(owner, roles.app);

@@ -10,7 +10,8 @@ describeNative('privileges on the native path', (db) => {
   let roles: SuiteRoles;
   let early: string;
   beforeAll(async () => {
-    roles = await suiteRoles(db());
+    // Only a superuser may create sheaf_native (it is not trusted).
+    roles = await suiteRoles(db(), { superuserOwner: true });
     early = `${roles.app}_early`;
     await db().executor.query(`create role ${early} nosuperuser`);
     await roles.as(roles.owner, async (owner) => {

@@ -1,7 +1,7 @@
 import { auditGrants, decodeId, grant, install, type SqlExecutor } from '@sheaf/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
-import { describeGeneratorPaths, expectGeneratorPath } from '../support/generator-paths.js';
+import { describeGeneratorPaths, expectGeneratorPath, nativePath } from '../support/generator-paths.js';
 import { idsOf } from '../support/pg-clock.js';
 import { type SuiteRoles, suiteRoles } from '../support/pg-roles.js';
 
@@ -26,7 +26,8 @@ describeGeneratorPaths(
     let roles: SuiteRoles;
 
     beforeAll(async () => {
-      roles = await suiteRoles(db());
+      // Only a superuser may create sheaf_native: the native path's owner is one.
+      roles = await suiteRoles(db(), { superuserOwner: path === nativePath });
       await roles.as(roles.owner, async (owner) => {
         await install(owner, { shard, ...path.install(target) });
         await owner.query('create table orders (id bigint primary key default sheaf.next_id(), n integer)');

@@ -149,6 +149,7 @@ describe('sheafErrorCodes', () => {
         'GENERATOR_BUSY',
         'SHARD_NOT_OWNED',
         'UNSAFE_GRANTS',
+        'UNSAFE_OWNERSHIP',
         'SHARD_TAKEN',
         'REGISTRY_ELSEWHERE',
         'REGISTRY_UNAVAILABLE',

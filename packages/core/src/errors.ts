@@ -45,6 +45,7 @@ export const sheafErrorCodes = Object.freeze([
   'GENERATOR_BUSY',
   'SHARD_NOT_OWNED',
   'UNSAFE_GRANTS',
+  'UNSAFE_OWNERSHIP',
   'SHARD_TAKEN',
   'REGISTRY_ELSEWHERE',
   'REGISTRY_UNAVAILABLE',

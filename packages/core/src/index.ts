@@ -38,6 +38,7 @@ export type { TicketSource } from './generators/ticket-source.js';
 export { auditGrants, type GrantFinding } from './grants/audit.js';
 export { type GrantOptions, type GrantResult, grant } from './grants/grant.js';
 export { type MysqlAccount, mysqlAccount, mysqlAppGrants } from './grants/mysql.js';
+export { auditOwnership, type OwnershipFinding } from './grants/ownership.js';
 export { type DecodedId, decodeId, encodeId, type IdParts, idCeiling, idFloor } from './id.js';
 export {
   type InstallOptions,

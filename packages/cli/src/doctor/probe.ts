@@ -1,4 +1,15 @@
+<<<<<<< HEAD
 import { auditGrants, type GrantFinding, inState, isSheafError, type SqlExecutor } from '@sheaf/core';
+=======
+import {
+  auditGrants,
+  auditOwnership,
+  type GrantFinding,
+  isSheafError,
+  type OwnershipFinding,
+  type SqlExecutor,
+} from '@sheaf/core';
+>>>>>>> wip/pgown
 import { describeTarget, type Target, withConnection } from '../connection.js';
 import { type InstalledState, readInstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
@@ -47,6 +58,8 @@ export interface Snapshot {
   readonly segments?: readonly SegmentRow[] | Unreadable;
   /** Privileges broader than an application's; undefined where the dialect cannot be audited. */
   readonly grants?: readonly GrantFinding[] | Unreadable;
+  /** Objects of sheaf not owned by schema sheaf's owner; undefined where the dialect cannot be audited. */
+  readonly owners?: readonly OwnershipFinding[] | Unreadable;
   /** Sheaf triggers and the keys without one; undefined where column defaults call sheaf (PostgreSQL). */
   readonly triggers?: TriggerKeys | Unreadable;
 }
@@ -77,6 +90,7 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
     idSpace,
     segments: await readable(() => segments(executor, sql)),
     ...(await grants(executor)),
+    ...(await owners(executor)),
     ...(executor.dialect.functionDefaults ? {} : { triggers: await readable(() => readTriggerKeys(executor)) }),
   };
 }
@@ -91,6 +105,17 @@ async function grants(executor: SqlExecutor): Promise<{ grants?: readonly GrantF
     }),
   );
   return unsupported ? {} : { grants: findings };
+}
+
+async function owners(executor: SqlExecutor): Promise<{ owners?: readonly OwnershipFinding[] | Unreadable }> {
+  let unsupported = false;
+  const findings = await readable(() =>
+    auditOwnership(executor).catch((error: unknown) => {
+      unsupported = isSheafError(error, 'UNSUPPORTED_DIALECT');
+      throw error;
+    }),
+  );
+  return unsupported ? {} : { owners: findings };
 }
 
 // Counted from the id space's rows: a 'database' row is no lease, but no lease can take its value.

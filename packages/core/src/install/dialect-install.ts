@@ -43,7 +43,10 @@ export interface DialectInstall {
   readonly appRoles?: { readonly query: string; readonly from: number; statements(role: string): string[] };
   /** How an install with a registry reads and records this database's place in the id space. */
   readonly idSpace?: IdSpaceInstall;
-  /** Checks server settings the SQL needs before anything is applied; throws a SheafError. */
+  /**
+   * Checks, before anything changes (and before a registry is asked), what the SQL needs: server
+   * settings, who owns what is there; throws a SheafError.
+   */
   readonly preflight?: (session: SqlExecutor) => Promise<void>;
   /**
    * Where the test clock is a variant of the generator's functions rather than something

@@ -92,6 +92,8 @@ export async function install(db: Database, options: InstallOptions = {}): Promi
   // Before anything changes: MySQL's DDL would not roll back.
   if (options.native && !dialect.nativePath) throw nativeOutOfReach(undefined, 0);
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
+    // Before the registry is asked for anything: a refusal here changes nothing anywhere.
+    await dialect.preflight?.(session);
     const bound = (await dialect.bind?.(session)) ?? dialect;
     const registration =
       options.registry && (await registerShard(session, bound, options, executorOf(options.registry, 'registry')));
@@ -115,8 +117,10 @@ async function installFiles(
 ): Promise<InstallResult> {
   let dialect = (await unbound.bind?.(session)) ?? unbound;
   const files = dialect.files.filter((file) => file.version <= (options.upTo ?? Number.POSITIVE_INFINITY));
-  await dialect.preflight?.(session);
   for (const statement of dialect.bootstrap) await session.query(statement);
+  // Again once the schema exists: a role that created it between the first check and the bootstrap
+  // owns it now, and the install's transaction rolls back.
+  await dialect.preflight?.(session);
   const grants = await keptRoutineGrants(session, dialect);
   const recorded = await session.query<{ version: unknown; checksum: unknown }>(dialect.recorded);
   const known = new Map(recorded.map((row) => [Number(row.version), String(row.checksum)]));

@@ -17,6 +17,8 @@ interface NativeState {
   available: boolean;
   modern: boolean;
   mayCreate: boolean;
+  /** The extension's owner when another role than the installing one owns it. */
+  foreignOwner: string | null;
 }
 
 const stateQuery = `
@@ -24,8 +26,10 @@ const stateQuery = `
     exists (select from pg_extension e where e.extname = 'sheaf_native') as installed,
     exists (select from pg_available_extensions a where a.name = 'sheaf_native') as available,
     current_setting('server_version_num')::int >= 140000 as modern,
-    (select r.rolsuper from pg_roles r where r.rolname = current_user)
-      or has_database_privilege(current_database(), 'CREATE') as "mayCreate"
+    (select r.rolsuper from pg_roles r where r.rolname = current_user) as "mayCreate",
+    (select e.extowner::regrole::text from pg_extension e
+      where e.extname = 'sheaf_native'
+        and e.extowner <> (select r.oid from pg_roles r where r.rolname = current_user)) as "foreignOwner"
   from sheaf.settings s`;
 
 /**
@@ -38,6 +42,8 @@ export const postgresNativePath: NativePathInstall = {
   async choose(session, wanted) {
     const [state] = await session.query<NativeState>(stateQuery);
     if (!state) return;
+    // `create extension if not exists` would take another role's extension as sheaf's.
+    if (state.foreignOwner !== null) throw foreignExtension(state.foreignOwner);
     const native = wanted ?? state.chosen ?? usable(state);
     if (native === state.chosen && native === state.installed) return;
     if (native) refuseUnusable(state);
@@ -57,8 +63,18 @@ function switchTo(native: boolean): readonly string[] {
     : ['update sheaf.settings set native = false', 'select sheaf._bake()', 'drop extension if exists sheaf_native'];
 }
 
+// An extension already there is the installing role's own (checked above), so it may keep it.
 function usable(state: NativeState): boolean {
-  return state.available && state.modern && state.mayCreate;
+  return state.available && state.modern && (state.mayCreate || state.installed);
+}
+
+function foreignExtension(owner: string): SheafError {
+  return new SheafError(
+    'UNSAFE_OWNERSHIP',
+    `extension sheaf_native is owned by role ${owner}, not by the role installing sheaf: as a superuser, move ` +
+      'next_id() back to PL/pgSQL and drop extension sheaf_native, then install again (docs/security.md, Ownership)',
+    { details: { object: 'extension sheaf_native', owner } },
+  );
 }
 
 function refuseUnusable(state: NativeState): void {
@@ -72,10 +88,11 @@ function refuseUnusable(state: NativeState): void {
   if (!state.modern) {
     throw new SheafError('NATIVE_UNAVAILABLE', 'the native path needs PostgreSQL 14 or later');
   }
-  if (!state.mayCreate) {
+  if (!state.mayCreate && !state.installed) {
     throw new SheafError(
       'NATIVE_UNAVAILABLE',
-      'creating the extension sheaf_native needs the CREATE privilege on this database (or a superuser)',
+      'creating the extension sheaf_native needs a superuser (it runs C code, so it is not trusted): install ' +
+        'sheaf as a superuser for the native path, or without --native to use PL/pgSQL (docs/native.md)',
     );
   }
 }

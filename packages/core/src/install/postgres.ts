@@ -1,3 +1,4 @@
+import { refuseForeignOwners } from '../grants/ownership.js';
 import { postgresAppGrants } from '../grants/postgres.js';
 import type { DialectInstall } from './dialect-install.js';
 import { postgresFiles } from './files.generated.js';
@@ -7,6 +8,8 @@ import { postgresNativePath } from './native-path.js';
 /** Installs into schema `sheaf`, all in one transaction under a transaction-level advisory lock. */
 export const postgresInstall: DialectInstall = {
   files: postgresFiles,
+  // Whoever owns schema sheaf or anything in it controls the state this install creates.
+  preflight: refuseForeignOwners,
   bootstrap: [
     'create schema if not exists sheaf',
     `create table if not exists sheaf.schema_versions (
