@@ -1,15 +1,12 @@
-<<<<<<< HEAD
-import { auditGrants, type GrantFinding, inState, isSheafError, type SqlExecutor } from '@sheaf/core';
-=======
 import {
   auditGrants,
   auditOwnership,
   type GrantFinding,
+  inState,
   isSheafError,
   type OwnershipFinding,
   type SqlExecutor,
 } from '@sheaf/core';
->>>>>>> wip/pgown
 import { describeTarget, type Target, withConnection } from '../connection.js';
 import { type InstalledState, readInstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
