@@ -37,10 +37,12 @@ export async function fixtureDatabase(options: { install?: boolean } = {}): Prom
   const name = `sheaf_m_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = await mysql.createConnection({ uri: mysqlUrl });
   await admin.query(`create database ${name}`);
+  await admin.query(`create database if not exists sheaf_${name}`); // until mysql 0012 creates it
   await admin.end();
   cleanups.push(async () => {
     const cleanup = await mysql.createConnection({ uri: mysqlUrl });
     await cleanup.query(`drop database if exists ${name}`);
+    await cleanup.query(`drop database if exists sheaf_${name}`);
     await cleanup.end();
   });
   const url = withDatabase(mysqlUrl, name);

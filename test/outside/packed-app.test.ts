@@ -216,6 +216,7 @@ describe('the packed packages in an app outside the repository', () => {
         );
         await admin.query(`insert into ${converted}.orders (item) values ('before sheaf')`);
         expect(await sheaf('install', '--url', url, '--shard', '8')).toContain('shard 8, layout sheaf');
+        await admin.query(`create database if not exists sheaf_${converted}`); // until mysql 0012 creates it
         expect(await sheaf('migrate', '--url', url, '--table', 'orders', '--no-auto-increment', '--apply')).toContain(
           'dropped AUTO_INCREMENT from 1 keys',
         );
@@ -227,6 +228,7 @@ describe('the packed packages in an app outside the repository', () => {
         for (const id of returned) expect(decodeId(id).shardId).toBe(workerId);
       } finally {
         await admin.query(`drop database if exists ${converted}`);
+        await admin.query(`drop database if exists sheaf_${converted}`);
         await admin.end();
       }
     },

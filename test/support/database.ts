@@ -73,6 +73,7 @@ async function openMariadb(): ReturnType<Opener> {
   const name = uniqueName();
   const admin = await mysql.createConnection({ uri: mysqlUrl });
   await admin.query(`create database ${name}`);
+  await admin.query(`create database if not exists sheaf_${name}`); // until mysql 0012 creates it
   await admin.end();
   const url = withDatabase(mysqlUrl, name);
   const pool = mysql.createPool({ uri: url, connectionLimit: 20 });
@@ -91,6 +92,7 @@ async function openMariadb(): ReturnType<Opener> {
       if (!passed) return;
       const cleanup = await mysql.createConnection({ uri: mysqlUrl });
       await cleanup.query(`drop database if exists ${name}`);
+      await cleanup.query(`drop database if exists sheaf_${name}`);
       await cleanup.end();
     },
   };

@@ -4,6 +4,7 @@ import { type Check, check } from './check.js';
 import { grantsCheck } from './grants-check.js';
 import { lastIdCheck } from './last-id-check.js';
 import { bare, layoutCheck } from './layout-check.js';
+import { legacyJournalCheck } from './legacy-journal-check.js';
 import type { Snapshot } from './probe.js';
 import { probeSql } from './probe-sql.js';
 import { saturationCheck } from './saturation-check.js';
@@ -32,6 +33,7 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   if (snapshot.segments !== undefined) checks.push(...segmentsCheck(snapshot.segments));
   if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants));
   if (snapshot.triggers !== undefined) checks.push(triggersCheck(snapshot.triggers, state.layout));
+  if (snapshot.legacyJournal !== undefined) checks.push(legacyJournalCheck(snapshot.legacyJournal));
   return checks;
 }
 
