@@ -181,8 +181,7 @@ describeTargets(
       expect(json).toMatchObject({
         state: 'running',
         unfinished: true,
-        trusted: false,
-        migration: { id: 2, steps: 0 },
+        migration: { id: 2, trusted: false, steps: 0 },
       });
 
       expect(await globalPrivileges(sql, app)).toEqual([]);

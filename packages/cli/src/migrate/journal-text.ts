@@ -96,9 +96,9 @@ export function statusJson(status: MigrationStatus): Record<string, unknown> {
     dialect: status.dialect,
     state: record?.state ?? 'none',
     unfinished: status.unfinished,
-    trusted: record?.trusted ?? null,
     migration: record && {
       id: record.id,
+      trusted: record.trusted,
       selection: record.selection,
       steps: record.steps.length,
       stepsDone: record.stepsDone,
