@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { MysqlState, SqlExecutor } from '@sheaf/core';
+import { type MysqlState, SheafError, type SqlExecutor } from '@sheaf/core';
 
 // One row: the secret every journal record of this database is authenticated with. It lives in the
 // state database, which only sheaf's owner can read or write, never beside the application's tables.
@@ -11,14 +11,25 @@ const createSql = (state: MysqlState) => `
     secret char(64) character set ascii not null
   ) engine = innodb`;
 
-/** Creates the key table and its random 32-byte secret when missing; returns the secret. */
+/**
+ * Creates the key table and its random 32-byte secret when missing; returns the secret. Throws
+ * JOURNAL_UNTRUSTED when the row holds something else: nothing signed with it could be checked.
+ */
 export async function ensureJournalKey(session: SqlExecutor, state: MysqlState): Promise<Buffer> {
   await session.query(createSql(state));
   // `insert ignore`: two first runs at once keep whichever secret came first.
   await session.query(`insert ignore into ${state.in(keyTable)} (id, secret) values (1, ?)`, [
     randomBytes(32).toString('hex'),
   ]);
-  return (await readJournalKey(session, state)) as Buffer;
+  const key = await readJournalKey(session, state);
+  if (key) return key;
+  throw new SheafError(
+    'JOURNAL_UNTRUSTED',
+    `the journal key in ${state.in(keyTable)} is not 64 hexadecimal digits: it was changed outside sheaf; ` +
+      `nothing was run. Delete its row (delete from ${state.in(keyTable)}) and the next run makes a new one ` +
+      '(records signed with the old key are then untrusted)',
+    { details: { key: `${state.state}.${keyTable}` } },
+  );
 }
 
 /** The secret, or null when the key table or its row is missing (no record can then be trusted). */

@@ -94,7 +94,7 @@ interface RecordRow {
  * Creates the journal and its key in the state database if this is its first journaled migration;
  * returns where they are. Throws NOT_INSTALLED when the state database does not exist.
  */
-export async function ensureJournal(session: SqlExecutor): Promise<Journal> {
+export async function ensureJournal(session: SqlExecutor): Promise<Journal & { key: Buffer }> {
   const state = await mysqlStateOf(session);
   const [found] = await session.query<{ n: number | string }>(
     'select count(*) as n from information_schema.schemata where schema_name = ?',
@@ -140,11 +140,10 @@ export function planChecksum(steps: readonly MigrationStep[]): string {
  */
 export async function insertRecord(
   session: SqlExecutor,
-  journal: Journal,
+  journal: Journal & { key: Buffer },
   plan: { steps: readonly MigrationStep[]; before: readonly TableFingerprint[]; selection: TableSelection | null },
 ): Promise<MigrationRecord> {
   const { state, key } = journal;
-  if (!key) throw new Error('insertRecord: the journal has no key');
   const fingerprints = plan.before.map((f) => ({ table: f.table, rows: f.rows.toString(), checksum: f.checksum }));
   const signed = {
     selection: plan.selection === null ? null : JSON.stringify(plan.selection),
