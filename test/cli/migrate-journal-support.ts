@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { install, type SqlExecutor } from '@sheaf/core';
+import { install, mysqlStateOf, type SqlExecutor } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import { afterAll, afterEach } from 'vitest';
 import { fingerprintMysql } from '../../packages/migrate/src/apply/fingerprint-mysql.js';
@@ -23,7 +23,10 @@ afterEach((context) => {
 afterAll(async () => {
   if (failed) return;
   const admin = await mysql.createConnection({ uri: mysqlUrl });
-  for (const name of made) await admin.query(`drop database if exists ${name}`);
+  for (const name of made) {
+    await admin.query(`drop database if exists ${name}`);
+    await admin.query(`drop database if exists sheaf_${name}`);
+  }
   await admin.end();
 });
 
@@ -101,13 +104,14 @@ export function runSheaf(
   });
 }
 
-/** The journal's latest row, as the tests look at it. */
+/** The journal's latest row (in the state database beside the application's), as the tests look at it. */
 export async function journalRow(
   url: string,
 ): Promise<{ id: number; state: string; steps_done: number; running_step: number | null }> {
   return withMysql(url, async (sql) => {
+    const journal = (await mysqlStateOf(sql)).in('sheaf_migrations');
     const [row] = await sql.query<{ id: number; state: string; steps_done: number; running_step: number | null }>(
-      'select id, state, steps_done, running_step from sheaf_migrations order by id desc limit 1',
+      `select id, state, steps_done, running_step from ${journal} order by id desc limit 1`,
     );
     if (!row) throw new Error(`no journal row in ${url}`);
     return row;

@@ -41,6 +41,7 @@ export async function fixtureDatabase(options: { install?: boolean } = {}): Prom
   cleanups.push(async () => {
     const cleanup = await mysql.createConnection({ uri: mysqlUrl });
     await cleanup.query(`drop database if exists ${name}`);
+    await cleanup.query(`drop database if exists sheaf_${name}`);
     await cleanup.end();
   });
   const url = withDatabase(mysqlUrl, name);

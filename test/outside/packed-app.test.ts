@@ -227,6 +227,7 @@ describe('the packed packages in an app outside the repository', () => {
         for (const id of returned) expect(decodeId(id).shardId).toBe(workerId);
       } finally {
         await admin.query(`drop database if exists ${converted}`);
+        await admin.query(`drop database if exists sheaf_${converted}`);
         await admin.end();
       }
     },

@@ -91,6 +91,7 @@ async function openMariadb(): ReturnType<Opener> {
       if (!passed) return;
       const cleanup = await mysql.createConnection({ uri: mysqlUrl });
       await cleanup.query(`drop database if exists ${name}`);
+      await cleanup.query(`drop database if exists sheaf_${name}`);
       await cleanup.end();
     },
   };

@@ -155,6 +155,7 @@ describe('sheafErrorCodes', () => {
         'REGISTRY_UNAVAILABLE',
         'MIGRATION_UNFINISHED',
         'MIGRATION_INTERRUPTED',
+        'JOURNAL_UNTRUSTED',
         'NATIVE_UNAVAILABLE',
         'READ_ONLY',
       ].sort(),

@@ -51,6 +51,7 @@ export const sheafErrorCodes = Object.freeze([
   'REGISTRY_UNAVAILABLE',
   'MIGRATION_UNFINISHED',
   'MIGRATION_INTERRUPTED',
+  'JOURNAL_UNTRUSTED',
   'NATIVE_UNAVAILABLE',
   'READ_ONLY',
 ] as const);

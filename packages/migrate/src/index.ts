@@ -3,6 +3,7 @@ export type { StepBoundary } from './apply/boundaries.js';
 export { type AbortResult, abortMigration } from './apply/journal-abort.js';
 export { resumeMigration } from './apply/journal-run.js';
 export type { JournalState, MigrationRecord } from './apply/journal-store.js';
+export { journalUntrusted } from './apply/journal-trust.js';
 export { type MigrationStatus, migrationStatus, type OnlineTableStatus } from './apply/migration-status.js';
 export type { RunOptions } from './apply/run-options.js';
 export { clientScript } from './formats/client-script.js';

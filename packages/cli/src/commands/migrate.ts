@@ -30,8 +30,9 @@ ${urlHelp}
   --out <dir>        write the migration files there instead of printing the SQL
   --apply            run the migration now (one transaction on PostgreSQL), with progress on stderr,
                      verifying row counts and checksums of every touched table before and after;
-                     MySQL/MariaDB: journaled in sheaf_migrations, and run again after an
-                     interruption it resumes (Ctrl-C stops after the running statement, exit 130)
+                     MySQL/MariaDB: journaled in sheaf_<database>.sheaf_migrations, and run again
+                     after an interruption it resumes (Ctrl-C stops after the running statement,
+                     exit 130)
   --status           where the latest migration stands (MySQL/MariaDB journal; PostgreSQL --online)
   --abort            MySQL/MariaDB: undo the unfinished migration's finished steps, last first
   --online           PostgreSQL: add bigint columns, backfill in batches, then swap, so no lock is

@@ -4,6 +4,7 @@ import { type Check, check } from './check.js';
 import { grantsCheck } from './grants-check.js';
 import { lastIdCheck } from './last-id-check.js';
 import { bare, layoutCheck } from './layout-check.js';
+import { legacyJournalCheck } from './legacy-journal-check.js';
 import { ownershipCheck } from './ownership-check.js';
 import type { Snapshot } from './probe.js';
 import { probeSql } from './probe-sql.js';
@@ -34,6 +35,7 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants));
   if (snapshot.owners !== undefined) checks.push(ownershipCheck(snapshot.owners));
   if (snapshot.triggers !== undefined) checks.push(triggersCheck(snapshot.triggers, state.layout));
+  if (snapshot.legacyJournal !== undefined) checks.push(legacyJournalCheck(snapshot.legacyJournal));
   return checks;
 }
 

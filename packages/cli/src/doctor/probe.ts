@@ -13,6 +13,7 @@ import { redactText } from '../redact.js';
 import { type ClockSample, sampleClock } from './clock-sample.js';
 import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
 import { type IdSpaceReading, readIdSpace } from './id-space-reading.js';
+import { type LegacyJournal, readLegacyJournal } from './legacy-journal.js';
 import { type ProbeSql, probeSql } from './probe-sql.js';
 import { readTriggerKeys, type TriggerKeys } from './trigger-keys.js';
 
@@ -59,6 +60,8 @@ export interface Snapshot {
   readonly owners?: readonly OwnershipFinding[] | Unreadable;
   /** Sheaf triggers and the keys without one; undefined where column defaults call sheaf (PostgreSQL). */
   readonly triggers?: TriggerKeys | Unreadable;
+  /** MySQL/MariaDB: the journal earlier versions kept in the application's database, where there is one. */
+  readonly legacyJournal?: LegacyJournal | Unreadable;
 }
 
 /** Reads a database's snapshot; a database that cannot be reached is a snapshot with its error. */
@@ -89,7 +92,13 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
     ...(await grants(executor)),
     ...(await owners(executor)),
     ...(executor.dialect.functionDefaults ? {} : { triggers: await readable(() => readTriggerKeys(executor)) }),
+    ...(executor.dialect.transactionalDdl ? {} : await legacyJournal(executor)),
   };
+}
+
+async function legacyJournal(executor: SqlExecutor): Promise<Pick<Snapshot, 'legacyJournal'>> {
+  const journal = await readable(() => readLegacyJournal(executor));
+  return journal === undefined ? {} : { legacyJournal: journal };
 }
 
 // A dialect without an audit (MySQL) has no grants check, rather than a warning on every run.

@@ -2,6 +2,7 @@ import { isSheafError, SheafError, type SqlExecutor } from '@sheaf/core';
 import {
   abortMigration,
   displayName,
+  journalUntrusted,
   type MigrationRecord,
   migrationStatus,
   type RunOptions,
@@ -41,7 +42,8 @@ export async function runAbort(executor: SqlExecutor, json: boolean, io: Io): Pr
  * Before anything is inspected: where DDL is not transactional and a journaled migration is
  * unfinished, `--apply` with the same selection resumes it and anything else is refused
  * (MIGRATION_UNFINISHED) — a plan made from a half-migrated schema no longer sees what the finished
- * steps dropped. Resolves to whether it handled the run.
+ * steps dropped. A record that fails its HMAC is refused (JOURNAL_UNTRUSTED) and nothing from it
+ * is run. Resolves to whether it handled the run.
  */
 export async function continueUnfinished(
   executor: SqlExecutor,
@@ -51,6 +53,7 @@ export async function continueUnfinished(
   if (executor.dialect.transactionalDdl) return false;
   const { latest, unfinished } = await migrationStatus(executor);
   if (!unfinished || !latest) return false;
+  if (!latest.trusted) throw journalUntrusted(latest);
   if (!asked.apply || latest.state !== 'running' || !sameSelection(latest.selection, asked.selection)) {
     throw refusal(latest, asked.selection);
   }

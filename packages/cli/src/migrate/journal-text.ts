@@ -28,6 +28,7 @@ export function statusText(status: MigrationStatus, database: string): string {
   if (status.dialect === 'postgres') return postgresText(status);
   const record = status.latest;
   if (!record) return `no migration journaled in database ${database}\n`;
+  if (!record.trusted) return untrustedText(record, database);
   const total = record.steps.length;
   const step = (number: number) => `[${number}/${total}] ${record.steps[number - 1]?.describe.split('\n')[0] ?? ''}`;
   const lines = [
@@ -50,6 +51,16 @@ export function statusText(status: MigrationStatus, database: string): string {
   const next =
     record.state === 'running' || record.state === 'aborting' ? nextCommands(record.state, record.selection) : '';
   return `${lines.join('\n')}\n${next}`;
+}
+
+// Only what sheaf itself may say of the row: its id, state and dates; none of its statements.
+function untrustedText(record: MigrationRecord, database: string): string {
+  return (
+    `migration #${record.id} of database ${database}: untrusted: its record in ${record.journal} does not match ` +
+    `its HMAC (written or changed outside sheaf), so sheaf runs nothing from it\n` +
+    `  recorded as ${record.state}, started ${record.startedAt}, last change ${record.updatedAt}\n` +
+    `to clear it, once you have checked its tables by hand: delete from ${record.journal} where id = ${record.id}\n`
+  );
 }
 
 function stateWords(record: MigrationRecord): string {
@@ -87,6 +98,7 @@ export function statusJson(status: MigrationStatus): Record<string, unknown> {
     unfinished: status.unfinished,
     migration: record && {
       id: record.id,
+      trusted: record.trusted,
       selection: record.selection,
       steps: record.steps.length,
       stepsDone: record.stepsDone,

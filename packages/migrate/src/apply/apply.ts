@@ -25,7 +25,7 @@ interface SettledApply extends Settled {
 export interface ApplyResult {
   readonly before: readonly TableFingerprint[];
   readonly after: readonly TableFingerprint[];
-  /** MySQL/MariaDB: the journal record's id in `sheaf_migrations`. */
+  /** MySQL/MariaDB: the journal record's id in `sheaf_<app>.sheaf_migrations`. */
   readonly migration?: number;
   /** MySQL/MariaDB: steps an earlier, interrupted run had finished (0 for a fresh start). */
   readonly resumedAt?: number;
@@ -42,10 +42,10 @@ export function touchedTables(inspection: Inspection): QualifiedName[] {
  * Runs a migration's steps on one connection, fingerprinting the tables before and after. Where DDL
  * is transactional (PostgreSQL, PGlite) it is one transaction that rolls back on any error,
  * difference or interruption. Elsewhere (MySQL, MariaDB) each statement commits as it runs, so the
- * run is journaled in `sheaf_migrations`: the plan and fingerprints first, then each step as it
+ * run is journaled in `sheaf_migrations` of sheaf's state database `sheaf_<app>`: the plan and fingerprints first, then each step as it
  * commits; an interrupted run is continued by `resumeMigration` (or by applying the same plan
  * again) or undone by `abortMigration`, and another plan is refused (MIGRATION_UNFINISHED) while
- * it is unfinished. Throws VERIFY_FAILED naming each table, before and after, and
+ * it is unfinished. Throws NOT_INSTALLED there when the state database does not exist, VERIFY_FAILED naming each table, before and after, and
  * MIGRATION_INTERRUPTED when `signal` stopped it.
  *
  * @example

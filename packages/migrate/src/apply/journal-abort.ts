@@ -4,6 +4,7 @@ import { oneLine } from '../one-line.js';
 import { stopIfInterrupted } from './boundaries.js';
 import { describeRecord, unfinished, verifyAgainst } from './journal-run.js';
 import { isUnfinished, latestRecord, type MigrationRecord, updateRecord } from './journal-store.js';
+import { requireTrusted } from './journal-trust.js';
 import { withMigrationLock } from './migration-lock.js';
 import { type RunOptions, type Settled, settle } from './run-options.js';
 import { factsHold } from './schema-facts.js';
@@ -22,7 +23,8 @@ export interface AbortResult {
  * finished step, last first (drop sheaf's triggers, drop the re-added foreign keys and restate each
  * column's original type and attributes, add the dropped foreign keys back), then checks every
  * touched table against its fingerprint from before the first step and records the migration as
- * aborted. Interrupted, it can be run again. Resolves to null when nothing is unfinished.
+ * aborted. Interrupted, it can be run again. Resolves to null when nothing is unfinished. Runs
+ * nothing from a record whose HMAC does not match (JOURNAL_UNTRUSTED).
  *
  * @example
  * const aborted = await abortMigration(pool, { progress: (line) => process.stderr.write(line) });
@@ -34,6 +36,7 @@ export function abortMigration(db: Database, options: RunOptions = {}): Promise<
     withMigrationLock(session, settled.lockWaitSeconds, async () => {
       const pending = await latestRecord(session);
       if (!pending || !isUnfinished(pending)) return null;
+      requireTrusted(pending);
       const missing = pending.steps.slice(0, pending.stepsDone + 1).findIndex((step) => !step.undo || !step.effect);
       if (missing >= 0) throw unfinished(pending, `step ${missing + 1} has no recorded inverse: undo it by hand`);
       return withStrictMode(session, () => backward(session, pending, settled));
@@ -48,7 +51,7 @@ async function backward(session: SqlExecutor, record: MigrationRecord, options: 
     // The step after the last recorded one may have committed just before the run stopped.
     const next = record.steps[done];
     if (next?.effect && (await factsHold(session, next.effect))) done += 1;
-    await updateRecord(session, record.id, { state: 'aborting', stepsDone: done, runningStep: null });
+    await updateRecord(session, record, { state: 'aborting', stepsDone: done, runningStep: null });
   }
   options.progress(`aborting migration #${record.id} (${describeRecord({ ...record, stepsDone: done })})\n`);
   const undone = done;
@@ -59,7 +62,7 @@ async function backward(session: SqlExecutor, record: MigrationRecord, options: 
     stopIfInterrupted(options.signal, where, { migration: record.id, stepsDone: done, steps: total });
     await undoStep(session, record, done, options);
     await options.boundary({ when: 'after-undo', ...point });
-    await updateRecord(session, record.id, { stepsDone: done - 1, runningStep: null, note: null });
+    await updateRecord(session, record, { stepsDone: done - 1, runningStep: null, note: null });
   }
   stopIfInterrupted(options.signal, `while aborting migration #${record.id}, before verifying`, {
     migration: record.id,
@@ -67,7 +70,7 @@ async function backward(session: SqlExecutor, record: MigrationRecord, options: 
     steps: total,
   });
   const after = await verifyAgainst(session, { ...record, stepsDone: 0 }, options, 'abort');
-  await updateRecord(session, record.id, { state: 'aborted', finished: true });
+  await updateRecord(session, record, { state: 'aborted', finished: true });
   return { migration: record.id, undone, before: record.before, after };
 }
 
@@ -86,10 +89,10 @@ async function undoStep(
     return;
   }
   options.progress(`[${number}/${total}] undo: ${oneLine(step.describe)}\n`);
-  await updateRecord(session, record.id, { runningStep: number });
+  await updateRecord(session, record, { runningStep: number });
   await session.query(step.undo).catch(async (error: unknown) => {
     const note = `undoing step ${number} failed: ${error instanceof Error ? error.message : String(error)}`;
-    await updateRecord(session, record.id, { note }).catch(() => undefined);
+    await updateRecord(session, record, { note }).catch(() => undefined);
     throw error;
   });
 }

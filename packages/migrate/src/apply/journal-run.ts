@@ -12,6 +12,7 @@ import {
   planChecksum,
   updateRecord,
 } from './journal-store.js';
+import { requireTrusted } from './journal-trust.js';
 import { withMigrationLock } from './migration-lock.js';
 import { type RunOptions, type Settled, settle } from './run-options.js';
 import { factsHold } from './schema-facts.js';
@@ -25,10 +26,10 @@ export interface JournalPlan {
 
 /**
  * Applies a migration step by step where every DDL statement commits on its own, journaled in
- * `sheaf_migrations`: the whole plan and the fingerprints first, then each step as it commits. An
- * unfinished migration of the same plan is resumed; one of another plan is refused
+ * `sheaf_<app>.sheaf_migrations`: the whole plan and the fingerprints first, then each step as it
+ * commits. An unfinished migration of the same plan is resumed; one of another plan is refused
  * (MIGRATION_UNFINISHED), since a plan made from a half-migrated schema no longer sees what the
- * finished steps dropped.
+ * finished steps dropped; one whose HMAC does not match is refused (JOURNAL_UNTRUSTED) and never run.
  */
 export function runJournaled(
   session: SqlExecutor,
@@ -37,9 +38,10 @@ export function runJournaled(
   options: Settled,
 ): Promise<ApplyResult> {
   return withMigrationLock(session, options.lockWaitSeconds, async () => {
-    await ensureJournal(session);
+    const journal = await ensureJournal(session);
     const pending = await latestRecord(session);
     if (pending && isUnfinished(pending)) {
+      requireTrusted(pending);
       if (pending.state === 'running' && pending.checksum === planChecksum(migration.steps)) {
         return forward(session, pending, options);
       }
@@ -49,7 +51,7 @@ export function runJournaled(
     options.progress(`fingerprinting ${plan.tables.length} tables before the migration\n`);
     const before = await options.fingerprint(session, plan.tables);
     stopIfInterrupted(options.signal, 'before the first step: nothing was changed', { stepsDone: 0 });
-    const record = await insertRecord(session, { steps: migration.steps, before, selection: plan.selection });
+    const record = await insertRecord(session, journal, { steps: migration.steps, before, selection: plan.selection });
     return forward(session, record, options);
   });
 }
@@ -58,7 +60,7 @@ export function runJournaled(
  * Goes on with the unfinished migration journaled in this MySQL/MariaDB database, from the step
  * after the last one recorded, and verifies the end against the fingerprints taken before its
  * first step. Throws MIGRATION_UNFINISHED when the migration is being aborted, INVALID_ARGUMENT
- * when none is unfinished.
+ * when none is unfinished, JOURNAL_UNTRUSTED (running nothing) when its record fails its HMAC.
  *
  * @example
  * const { after } = await resumeMigration(pool, { progress: (line) => process.stderr.write(line) });
@@ -74,6 +76,7 @@ export function resumeMigration(db: Database, options: RunOptions = {}): Promise
           details: { latest: pending?.id ?? null, state: pending?.state ?? null },
         });
       }
+      requireTrusted(pending);
       if (pending.state === 'aborting') throw unfinished(pending, 'it is being aborted: abort it again to finish');
       return forward(session, pending, settled);
     }),
@@ -97,15 +100,15 @@ async function forward(session: SqlExecutor, record: MigrationRecord, options: S
       steps: total,
     });
     options.progress(`[${done + 1}/${total}] ${oneLine(step.describe)}\n`);
-    await updateRecord(session, record.id, { runningStep: done + 1 });
+    await updateRecord(session, record, { runningStep: done + 1 });
     await session.query(step.sql).catch(async (error: unknown) => {
       // A statement that failed is rolled back; the journal keeps the error for --status.
       const note = `step ${done + 1} failed: ${error instanceof Error ? error.message : String(error)}`;
-      await updateRecord(session, record.id, { note }).catch(() => undefined);
+      await updateRecord(session, record, { note }).catch(() => undefined);
       throw error;
     });
     await options.boundary({ when: 'after-step', ...point });
-    await updateRecord(session, record.id, { stepsDone: done + 1, runningStep: null, note: null });
+    await updateRecord(session, record, { stepsDone: done + 1, runningStep: null, note: null });
   }
   stopIfInterrupted(options.signal, `after the last step of migration #${record.id}, before verifying`, {
     migration: record.id,
@@ -113,7 +116,7 @@ async function forward(session: SqlExecutor, record: MigrationRecord, options: S
     steps: total,
   });
   const after = await verifyAgainst(session, record, options, 'migration');
-  await updateRecord(session, record.id, { state: 'done', finished: true });
+  await updateRecord(session, record, { state: 'done', finished: true });
   return { before: record.before, after, migration: record.id, resumedAt };
 }
 
@@ -150,7 +153,7 @@ async function settleWindow(session: SqlExecutor, record: MigrationRecord, optio
   }
   if (!(await factsHold(session, step.effect))) return record.stepsDone;
   options.progress(`[${record.stepsDone + 1}/${record.steps.length}] had committed before the run stopped\n`);
-  await updateRecord(session, record.id, { stepsDone: record.stepsDone + 1, runningStep: null });
+  await updateRecord(session, record, { stepsDone: record.stepsDone + 1, runningStep: null });
   return record.stepsDone + 1;
 }
 
@@ -168,7 +171,7 @@ export async function verifyAgainst(
     verify(record.before, after, 'the statements had committed as they ran', session.dialect.name);
   } catch (error) {
     const state = what === 'migration' ? 'done' : 'aborted';
-    await updateRecord(session, record.id, { state, finished: true, note: (error as Error).message });
+    await updateRecord(session, record, { state, finished: true, note: (error as Error).message });
     throw error;
   }
   return after;

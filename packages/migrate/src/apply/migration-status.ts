@@ -17,6 +17,7 @@ export interface MigrationStatus {
   /**
    * MySQL/MariaDB: the latest journaled migration, or null when none was ever applied here.
    * Always null on PostgreSQL, where `applyMigration` is one transaction: it committed or changed nothing.
+   * A record that fails its HMAC has `trusted: false`: it is reported, never run.
    */
   readonly latest: MigrationRecord | null;
   /** `latest` is running or aborting: resume or abort it before migrating anything else. */
