@@ -6,6 +6,7 @@ import { defineLayout, install } from '@sheaf/core';
 import { beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { queryState } from '../support/state-sql.js';
 
 const epoch = 'the epoch 2024-01-01T00:00:00.000Z';
 const end = 'after 2093-09-06T15:47:35.551Z, the';
@@ -100,9 +101,10 @@ describeTargets('times out of range in the SQL functions', (db, target) => {
   );
 
   it('the time writer of the messages writes every bigint: ISO 8601 as toISOString, the number beyond', async () => {
-    const iso = postgres ? 'sheaf._iso' : 'sheaf__iso';
+    const iso = postgres ? 'sheaf._iso' : '{state}.sheaf__iso';
     const extremes = ['9223372036854775807', '-9223372036854775808'];
-    const [row] = await db().executor.query<Record<string, string>>(
+    const [row] = await queryState<Record<string, string>>(
+      db().executor,
       `select ${[...isoCases, ...extremes].map((ms, i) => `${iso}(${ms}) as t${i}`).join(', ')}`,
     );
     // MySQL's DATETIME arithmetic starts at year 1; PostgreSQL's timestamps at 4714 BC.
