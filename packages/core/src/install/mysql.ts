@@ -143,7 +143,10 @@ const template: DialectInstall = {
     // sheaf's own database: its tables, routines and migration journal.
     'drop database if exists {state}',
   ],
-  preflight: checkBinlogTrust,
+  preflight: async (session) => {
+    await checkBinlogTrust(session);
+    await refuseSquattedState(session);
+  },
   testClock: mysqlTestClock,
   routineGrants: { query: mysqlRoutineGrantsQuery, statements: mysqlRegrants },
   movedFrom,
@@ -232,4 +235,47 @@ async function checkBinlogTrust(session: SqlExecutor): Promise<void> {
       { details: { setting: 'binlog_format', binlogFormat: String(row.format) } },
     );
   }
+}
+
+/**
+ * sheaf's state goes into `sheaf_<app>`: a database of that name that holds objects but no sheaf
+ * version table was made by someone else, whose objects (or grants there) would sit beside sheaf's
+ * state. Refused before anything changes; an empty one (made by an admin for the installer) is fine.
+ */
+async function refuseSquattedState(session: SqlExecutor): Promise<void> {
+  const names = await mysqlStateOf(session);
+  const [row] = await session.query<{ present: unknown; sheaf: unknown; objects: unknown }>(
+    `select (select count(*) from information_schema.schemata where schema_name = ?) as present,
+      (select count(*) from information_schema.tables where table_schema = ? and table_name = 'sheaf_schema_versions')
+        as sheaf,
+      (select count(*) from information_schema.tables where table_schema = ?)
+        + (select count(*) from information_schema.routines where routine_schema = ?)
+        + (select count(*) from information_schema.events where event_schema = ?) as objects`,
+    [names.state, names.state, names.state, names.state, names.state],
+  );
+  if (Number(row?.present) === 0 || Number(row?.sheaf) > 0 || Number(row?.objects) === 0) return;
+  const [legacy] = await session.query<{ n: unknown }>(
+    `select count(*) as n from information_schema.tables
+      where table_schema = database() and table_name = 'sheaf_schema_versions'`,
+  );
+  // An upgrade that stopped half-way through 0012 has sheaf's routines there already; its rerun repairs it.
+  if (Number(legacy?.n) > 0 && (await onlySheafRoutines(session, names.state))) return;
+  throw new SheafError(
+    'UNSAFE_OWNERSHIP',
+    `database ${names.state} exists with ${Number(row?.objects)} objects that sheaf did not make: sheaf keeps the ` +
+      `state of ${names.app} there, where only its owner may write; as an admin, move them out and drop database ` +
+      `${names.state}, then install again (docs/security.md)`,
+    { details: { database: names.state, objects: Number(row?.objects) } },
+  );
+}
+
+async function onlySheafRoutines(session: SqlExecutor, state: string): Promise<boolean> {
+  const [row] = await session.query<{ other: unknown }>(
+    `select (select count(*) from information_schema.tables where table_schema = ?)
+      + (select count(*) from information_schema.events where event_schema = ?)
+      + (select count(*) from information_schema.routines where routine_schema = ? and routine_name not like 'sheaf\\_%')
+      as other`,
+    [state, state, state],
+  );
+  return Number(row?.other) === 0;
 }
