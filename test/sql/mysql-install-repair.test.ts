@@ -53,7 +53,7 @@ describeTargets(
         const ids = await nextIds(db().executor, 10);
         expect(new Set(ids).size).toBe(10);
         expect(ids.every((id) => decodeId(id, presets.sheaf).shardId === 9)).toBe(true);
-        await db().executor.query("call sheaf_create_segment('orders', 100, 0, null)");
+        await queryState(db().executor, "call {state}.sheaf_create_segment('orders', 100, 0, null)");
         const [range] = await db().executor.query<{ first_id: string }>("call sheaf_alloc_segment('orders', null)");
         expect(String(range!.first_id)).toBe('1');
       });
@@ -90,8 +90,10 @@ describeTargets(
         const when = point === 'before the move' ? 'before' : 'after';
         await expect(install(failingAt(db().executor, at, when))).rejects.toThrow(/injected failure/);
         await new Promise((resolve) => setTimeout(resolve, 5));
-        expect((await install(db().executor)).applied).toEqual([12]);
-        expect(await versions(db().executor)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+        expect((await install(db().executor)).applied).toEqual(
+          Array.from({ length: sqlVersion('mysql') - 11 }, (_, i) => i + 12),
+        );
+        expect(await versions(db().executor)).toEqual(Array.from({ length: sqlVersion('mysql') }, (_, i) => i + 1));
         const after = await nextIds(db().executor, 300);
         const last = before.reduce((a, b) => (a > b ? a : b));
         expect(after.every((id) => id > last && decodeId(id, presets.sheaf).shardId === 6)).toBe(true);

@@ -24,10 +24,10 @@ const adoptSql: Record<DialectName, AdoptSql> = {
   },
   mysql: {
     present: `select count(*) > 0 as present from information_schema.routines
-      where routine_schema = database() and routine_name = 'sheaf_adopt_ticket'`,
+      where routine_schema = {state_text} and routine_name = 'sheaf_adopt_ticket'`,
     existing: `select step, ticket_offset, cast(coalesce(first_ticket, ticket_offset) as char) as first_ticket
       from {state}.sheaf_tickets where name = ?`,
-    adopt: 'call sheaf_adopt_ticket(?, ?, ?, ?, ?)',
+    adopt: 'call {state}.sheaf_adopt_ticket(?, ?, ?, ?, ?)',
     routine: 'sheaf_adopt_ticket()',
   },
 };
@@ -75,7 +75,7 @@ export async function adoptOn(
 ): Promise<Adopted> {
   const { name, step, offset, above, headroom } = request;
   const [row] = await executor.query<{ first_ticket: unknown; created: unknown }>(
-    adoptSql[executor.dialect.name].adopt,
+    (await inState(executor, adoptSql[executor.dialect.name])).adopt,
     [name, step, offset, above.toString(), headroom.toString()],
   );
   return { firstTicket: bigintOf(row?.first_ticket) ?? 0n, created: truthy(row?.created) };

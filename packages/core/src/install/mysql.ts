@@ -103,7 +103,8 @@ const template: DialectInstall = {
   record: 'insert into {home}.sheaf_schema_versions (version, name, checksum) values (?, ?, ?)',
   settings: `select shard_id, layout_name, epoch_ms, time_bits, shard_bits, sequence_bits, test_clock
     from {home}.sheaf_settings where singleton = 1`,
-  configure: 'call sheaf_configure(?, ?, ?, ?, ?, ?, ?)',
+  // sheaf's own routine, never a forward: the owner of the application's database controls those.
+  configure: 'call {home}.sheaf_configure(?, ?, ?, ?, ?, ?, ?)',
   configureFrom: 2,
   idSpace: mysqlIdSpace,
   probe: `select count(*) > 0 as installed from information_schema.tables
@@ -200,6 +201,7 @@ function named(names: MysqlState, moved: boolean): DialectInstall {
     recorded: fill(template.recorded),
     record: fill(template.record),
     settings: fill(template.settings),
+    configure: fill(template.configure),
     probe: fill(template.probe),
     uninstall: fillAll(template.uninstall),
     idSpace: Object.fromEntries(

@@ -29,8 +29,8 @@ const registrySql: DialectSql<RegistryQueries> = {
   mysql: {
     settings: `select database_id, database_name, epoch_ms, time_bits, shard_bits, sequence_bits
       from {state}.sheaf_settings where singleton = 1`,
-    claim: 'select cast(sheaf_claim_shard(?, ?, ?, ?) as char) as last_ms',
-    release: 'select sheaf_release_shard(?, ?, ?) as released',
+    claim: 'select cast({state}.sheaf_claim_shard(?, ?, ?, ?) as char) as last_ms',
+    release: 'select {state}.sheaf_release_shard(?, ?, ?) as released',
     holder: 'select kind, database_id from {state}.sheaf_workers where worker_id = ?',
   },
 };

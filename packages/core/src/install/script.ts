@@ -69,7 +69,7 @@ export function installScript(dialect: DialectName, options: InstallScriptOption
       const body = statementsOf(file.sql);
       return steps.unlock ? [...body, record] : [record, ...body];
     }),
-    ...(version >= steps.configureFrom ? [inline(steps.configure, params)] : []),
+    ...(version >= steps.configureFrom ? [inline(last.configure, params)] : []),
     // A fresh database has the production variant; only a test clock changes it.
     ...(version >= steps.configureFrom && options.testClock ? (last.testClock?.statements(files, true) ?? []) : []),
     ...nativeStatements(steps, version, options.native),

@@ -1,4 +1,4 @@
-import { mysqlDialect, requireInstalled, SheafError, type SqlExecutor } from '@sheaf/core';
+import { inState, mysqlDialect, requireInstalled, SheafError, type SqlExecutor } from '@sheaf/core';
 import type { ForeignKey, QualifiedName, TableToMigrate } from '../model.js';
 import { display, displayPart } from '../names.js';
 
@@ -8,10 +8,12 @@ const q = mysqlDialect.quoteIdent;
 export async function mysqlSheafFloor(executor: SqlExecutor): Promise<{ floor: bigint; at: string }> {
   await requireInstalled(executor);
   // sheaf_id_floor reads its argument as UTC, as the generator's clock is.
-  const [row] = await executor.query<{ floor: string; at: string }>(
-    `select cast(sheaf_id_floor(t.at) as char) as floor, cast(t.at as char) as at
+  // sheaf's own function, not the forward in this database, which its owner could replace.
+  const { floor } = await inState(executor, {
+    floor: `select cast({state}.sheaf_id_floor(t.at) as char) as floor, cast(t.at as char) as at
      from (select utc_timestamp(3) as at) t`,
-  );
+  });
+  const [row] = await executor.query<{ floor: string; at: string }>(floor);
   return { floor: BigInt(row?.floor ?? '0'), at: `${(row?.at ?? '').replace(' ', 'T')}Z` };
 }
 
