@@ -29,6 +29,7 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH020: 'SEQUENCE_OUT_OF_RANGE',
   SH021: 'TICKETS_OVERLAP',
   SH022: 'NATIVE_UNAVAILABLE',
+  SH023: 'UNSAFE_OWNERSHIP',
 });
 
 /** How deep {@link fromDatabaseError} looks through wrappers: ORM errors nest two or three levels. */
