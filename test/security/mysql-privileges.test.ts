@@ -312,32 +312,51 @@ describeTargets(
       expect(await settings(db().executor)).toEqual({ shard, testClock: 0 });
     });
 
-    it('an admin account with the documented grants configures and creates tickets and segments', async () => {
+    it("admins use sheaf's owner account: EXECUTE on the database and on the admin forwards does not configure", async () => {
       const admin = await accounts.create('admin');
       const on = `\`${database()}\``;
-      // docs/sql/mysql.md, Privileges: the forwards an admin calls, and sheaf's own database.
       for (const statement of [
+        `grant execute on ${on}.* to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_configure to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_add_shard to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_create_ticket to ${admin.sql}`,
         `grant execute on procedure ${on}.sheaf_create_segment to ${admin.sql}`,
-        `grant select, insert, update, delete, execute on \`sheaf_${database()}\`.* to ${admin.sql}`,
       ]) {
         await db().executor.query(statement);
       }
       await admin.as(async (session) => {
-        await session.query("call sheaf_configure(5, 'sheaf', 1704067200000, 41, 12, 10, false)");
-        await expectSheafRejection(
-          session.query("call sheaf_configure(5, 'twitter', 1288834974657, 41, 10, 12, false)"),
-          'LAYOUT_LOCKED',
-        );
-        await expectSheafRejection(session.query("call sheaf_create_ticket('', 1, 1)"), 'INVALID_ARGUMENT');
-        await session.query("call sheaf_create_ticket('admin_t', 2, 1)");
-        await session.query("call sheaf_create_segment('admin_s', 10, 0, null)");
-        await session.query('call sheaf_add_shard(11)');
-        await session.query("call sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, false)");
+        for (const statement of [
+          "call sheaf_configure(5, 'sheaf', 1704067200000, 41, 12, 10, false)",
+          "call sheaf_create_ticket('admin_t', 2, 1)",
+          "call sheaf_create_segment('admin_s', 10, 0, null)",
+          'call sheaf_add_shard(11)',
+        ]) {
+          // The forwards run as their caller, who may not execute sheaf's own routines.
+          expect(await refusal(session.query(statement)), statement).toBe(1370);
+        }
       });
       expect(await settings(db().executor)).toEqual({ shard, testClock: 0 });
+      // The account that installed sheaf administers it through the same forwards.
+      const owner = db().executor;
+      await owner.query("call sheaf_configure(5, 'sheaf', 1704067200000, 41, 12, 10, false)");
+      expect(await settings(owner)).toEqual({ shard: 5, testClock: 0 });
+      await expectSheafRejection(
+        owner.query("call sheaf_configure(5, 'twitter', 1288834974657, 41, 10, 12, false)"),
+        'LAYOUT_LOCKED',
+      );
+      await expectSheafRejection(owner.query("call sheaf_create_ticket('', 1, 1)"), 'INVALID_ARGUMENT');
+      await owner.query("call sheaf_create_ticket('admin_t', 2, 1)");
+      await owner.query("call sheaf_create_segment('admin_s', 10, 0, null)");
+      await owner.query('call sheaf_add_shard(11)');
+      await owner.query("call sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, false)");
+      const [created] = await queryState<{ tickets: unknown; segments: unknown; shards: unknown }>(
+        owner,
+        `select (select count(*) from {state}.sheaf_tickets where name = 'admin_t') as tickets,
+          (select count(*) from {state}.sheaf_segments where biz_tag = 'admin_s') as segments,
+          (select count(*) from {state}.sheaf_logical_shards where shard_id = 11) as shards`,
+      );
+      expect([created?.tickets, created?.segments, created?.shards].map(Number)).toEqual([1, 1, 1]);
+      expect(await settings(owner)).toEqual({ shard, testClock: 0 });
     });
 
     it('an account with INSERT on its table inserts through a sheaf trigger without any sheaf privilege', async () => {
