@@ -216,7 +216,7 @@ describeTargets(
           expect(await foreignKeys(sql)).toEqual(state.foreignKeys);
           expect(await sql.query(totalsSql)).toEqual(state.totals);
           await checkColumnAttributes(sql);
-          await checkTriggers(sql);
+          await checkTriggers(sql, 'applied');
           await checkNewRows(sql);
         });
         // Run again: every table is on sheaf ids now, nothing left to do.
@@ -246,15 +246,21 @@ async function checkColumnAttributes(sql: SqlExecutor): Promise<void> {
   ]);
 }
 
-async function checkTriggers(sql: SqlExecutor): Promise<void> {
-  const rows = await sql.query<{ name: string; table_name: string; action_order: string }>(
-    `select trigger_name as name, event_object_table as table_name, action_order from information_schema.triggers
+async function checkTriggers(sql: SqlExecutor, how: 'applied' | 'from files' = 'from files'): Promise<void> {
+  const rows = await sql.query<{ name: string; table_name: string; action_order: string; body: string; db: string }>(
+    `select trigger_name as name, event_object_table as table_name, action_order, action_statement as body,
+       database() as db
+     from information_schema.triggers
      where trigger_schema = database() and action_timing = 'BEFORE' and event_manipulation = 'INSERT'
      order by event_object_table, action_order`,
   );
   const first = rows.filter((row) => Number(row.action_order) === 1);
   expect(first.map((row) => row.table_name).sort()).toEqual(migrated);
   expect(first.every((row) => row.name === `${row.table_name}_sheaf_id`)).toBe(true);
+  // Applied by sheaf migrate, they call sheaf's own function, never the forward the database's owner
+  // could replace; migration files may run in databases of other names and call the forward.
+  const called = (db: string) => (how === 'applied' ? `\`sheaf_${db}\`.sheaf_next_id()` : '= sheaf_next_id()');
+  for (const row of first) expect(row.body).toContain(called(row.db));
   expect(rows.filter((row) => Number(row.action_order) === 2).map((row) => row.name)).toEqual([
     `${nasty}_body`,
     'employees_badge',

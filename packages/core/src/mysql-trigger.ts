@@ -1,6 +1,7 @@
 import { mysqlDialect } from './dialects/mysql.js';
 import { SheafError } from './errors.js';
 import { detailValue, formatArgument, typeName } from './format.js';
+import { mysqlState } from './install/mysql-state.js';
 import type { Layout } from './layout.js';
 import { layoutOrPreset, type PresetName } from './presets.js';
 
@@ -18,6 +19,14 @@ export interface SheafTriggerOptions {
    * are refused. Needed for layouts whose ids stop below 2^63 − 1 (`js53`, custom ones).
    */
   readonly layout?: Layout | PresetName;
+  /**
+   * The database the trigger is for: its slow path then calls sheaf's own function in
+   * `sheaf_<database>` rather than the forward `sheaf_next_id()` of the application's database,
+   * which an account owning that database could replace by a routine of its own, run with the
+   * trigger definer's rights (docs/security.md). Leave it out only for SQL meant for databases of
+   * other names.
+   */
+  readonly database?: string;
 }
 
 /**
@@ -45,7 +54,7 @@ export interface SheafTriggerSql {
  * back with `insert … returning` on MariaDB or assign them first).
  *
  * @example
- * const { create } = sheafTriggerSql('orders', 'id');
+ * const { create } = sheafTriggerSql('orders', 'id', { database: 'shop' });
  * await pool.query('create table orders (id bigint not null auto_increment primary key, total int)');
  * await pool.query(create);
  */
@@ -59,6 +68,8 @@ export function sheafTriggerSql(table: string, column: string, options: SheafTri
   checkName('column', column);
   if (options.name !== undefined) checkName('trigger name', options.name);
   const layout = layoutOrPreset(options.layout);
+  const nextId =
+    options.database === undefined ? 'sheaf_next_id()' : `${mysqlState(options.database).stateSql}.sheaf_next_id()`;
   const q = mysqlDialect.quoteIdent;
   const name = q(options.name ?? `${table}_sheaf_id`.slice(0, 64));
   const col = `new.${q(column)}`;
@@ -72,7 +83,7 @@ export function sheafTriggerSql(table: string, column: string, options: SheafTri
     `    and coalesce(${col}, 0) = 0 then`,
     `  set ${col} = (@sheaf_id_next := @sheaf_id_next + 1) - 1;`,
     `elseif coalesce(${col}, 0) = 0 then`,
-    `  set ${col} = sheaf_next_id();`,
+    `  set ${col} = ${nextId};`,
     ...refuseOutOfRange(col, layout),
     'end if',
   ].join('\n');

@@ -26,11 +26,17 @@ export interface SheafIdColumnOptions {
   readonly triggerName?: string;
   /** MySQL: the layout the database was installed with, whose largest id the trigger enforces (default `sheaf`). */
   readonly layout?: Layout | PresetName;
+  /**
+   * MySQL: the database the migration runs in, so that the trigger calls sheaf's own routine in
+   * `sheaf_<database>`, which no grant on the application's database can replace (docs/security.md).
+   * Default: the database the knex connection config names (`connection.database` or the URL's path).
+   */
+  readonly database?: string;
 }
 
 /** The knex internals read here: the client, the table name, and the statement list (knex 2–3). */
 interface TableBuilderInternals {
-  readonly client: KnexClientLike & { raw(sql: string): Knex.Raw };
+  readonly client: KnexClientLike & { raw(sql: string): Knex.Raw; readonly config?: { readonly connection?: unknown } };
   readonly _tableName: string;
   readonly _statements: Array<{ grouping: string; method: string; args: unknown[] }>;
 }
@@ -69,7 +75,11 @@ export function sheafId(
   // AUTO_INCREMENT needs a key; without one the trigger replaces the 0 default instead.
   const type = primaryKey ? 'bigint not null auto_increment primary key' : 'bigint not null default 0';
   const built = table.specificType(column, type);
-  const trigger = sheafTriggerSql(internals._tableName, column, { name: options.triggerName, layout: options.layout });
+  const trigger = sheafTriggerSql(internals._tableName, column, {
+    name: options.triggerName,
+    layout: options.layout,
+    database: options.database ?? configuredDatabase(internals.client.config?.connection),
+  });
   // TableCompiler runs 'alterTable' statements after the create, calling the named method with args.
   internals._statements.push({
     grouping: 'alterTable',
@@ -103,4 +113,15 @@ function installCheck(dialect: Dialect) {
       return requireInstalled(executor);
     },
   };
+}
+
+/** The database a knex connection config names: `{ database }`, or the path of a connection URL. */
+function configuredDatabase(connection: unknown): string | undefined {
+  if (typeof connection === 'string') {
+    const path = URL.canParse(connection) ? new URL(connection).pathname.slice(1) : '';
+    return path === '' ? undefined : decodeURIComponent(path);
+  }
+  if (typeof connection !== 'object' || connection === null) return undefined;
+  const { database } = connection as { database?: unknown };
+  return typeof database === 'string' && database !== '' ? database : undefined;
 }

@@ -179,6 +179,12 @@ export type SchemaFact =
  */
 export interface PlanOptions {
   readonly autoIncrement?: boolean;
+  /**
+   * MySQL/MariaDB: sheaf's triggers call `sheaf_<database>`.sheaf_next_id() of the inspected
+   * database, which no grant on the application's database can replace (sheafTriggerSql's
+   * `database`). `sheaf migrate --apply` sets it; files meant for databases of other names leave it out.
+   */
+  readonly triggersCallState?: boolean;
 }
 
 /** A rendered migration: the statements in order, and whether they can run in one transaction. */

@@ -12,7 +12,10 @@ export async function migrate(executor: SqlExecutor): Promise<void> {
     await executor.query('create table orders (id bigint primary key default sheaf.next_id(), total integer not null)');
   } else {
     await executor.query('create table orders (id bigint not null primary key, total integer not null)');
-    await executor.query(sheafTriggerSql('orders', 'id').create);
+    // Named, the trigger calls sheaf's own function in sheaf_<database>, out of reach of the
+    // database's other accounts (docs/security.md).
+    const [row] = await executor.query<{ name: string }>('select database() as name');
+    await executor.query(sheafTriggerSql('orders', 'id', { database: row?.name }).create);
   }
 }
 

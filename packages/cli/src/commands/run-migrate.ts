@@ -38,7 +38,8 @@ export async function runMigrate(executor: SqlExecutor, options: MigrateOptions,
   if (await continueUnfinished(executor, options, io)) return;
   const inspection = await inspect(executor, options.selection);
   if (options.online) return runOnline(executor, inspection, io);
-  const migration = plan(inspection, { autoIncrement: options.autoIncrement });
+  // Applied here, the triggers may name this database's sheaf_<database>; files may run elsewhere.
+  const migration = plan(inspection, { autoIncrement: options.autoIncrement, triggersCallState: options.apply });
   const report: Record<string, unknown> = {
     ...inspection,
     steps: migration.steps,

@@ -23,7 +23,7 @@ const probes: Record<DialectName, { readonly sql: string; readonly object: strin
  *
  * @example
  * await requireInstalled(pool);
- * await pool.query(sheafTriggerSql('orders', 'id').create);
+ * await pool.query(sheafTriggerSql('orders', 'id', { database: 'shop' }).create);
  */
 export async function requireInstalled(db: Database): Promise<void> {
   const executor = executorOf(db, 'requireInstalled');

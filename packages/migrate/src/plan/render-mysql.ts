@@ -74,7 +74,7 @@ export function renderMysql(inspection: Inspection, options: PlanOptions = {}): 
       ...readdReversal(ref, table, fks),
     })),
     ...inspection.tables.map(({ table, primaryKey }) => ({
-      sql: triggerSql(inspection, table, primaryKey.column),
+      sql: triggerSql(inspection, table, primaryKey.column, options),
       describe: `${label(table.name)}: create trigger ${label(sheafTriggerName(table.name))} (sheaf ids for ${label(primaryKey.column)})`,
       ...triggerReversal(ref, { schema: table.schema, name: sheafTriggerName(table.name) }),
     })),
@@ -140,8 +140,9 @@ function alterOrder(columns: readonly ColumnToWiden[], fks: readonly ForeignKey[
   return { altered, deferred: fks.filter((fk) => !placed.has(fk)) };
 }
 
-function triggerSql(inspection: Inspection, table: QualifiedName, column: string): string {
-  const { create } = sheafTriggerSql(table.name, column, { name: sheafTriggerName(table.name) });
+function triggerSql(inspection: Inspection, table: QualifiedName, column: string, options: PlanOptions): string {
+  const database = options.triggersCallState ? table.schema : undefined;
+  const { create } = sheafTriggerSql(table.name, column, { name: sheafTriggerName(table.name), database });
   const first = inspection.dependents.find((d) => nameKey(d.table) === nameKey(table) && firesBeforeInsert(d));
   if (!first) return create;
   const [head, ...body] = create.split('\n');
