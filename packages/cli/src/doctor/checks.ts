@@ -1,4 +1,5 @@
-import { isSheafError, sqlVersion } from '@sheaf/core';
+import { defineLayout, isSheafError, layoutLifetime, sqlVersion } from '@sheaf/core';
+import type { InstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
 import { type Check, check } from './check.js';
 import { grantsCheck } from './grants-check.js';
@@ -23,11 +24,11 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   const checks = [versionCheck(state, sqlVersion(snapshot.target.dialect))];
   if (clock) checks.push(skewCheck(clock));
   if (!state || !generator) return checks;
-  const { lookaheadMs } = probeSql[snapshot.target.dialect];
+  const { lookaheadMs, counter, repair } = probeSql[snapshot.target.dialect];
   checks.push(
     layoutCheck(state, nowMs),
     shardCheck(snapshot, all),
-    lastIdCheck(generator, lookaheadMs),
+    lastIdCheck(generator, { lookaheadMs, name: counter, layoutEndMs: layoutEnd(state), repair }),
     saturationCheck(generator, lookaheadMs, state.layout.sequenceBits),
   );
   if (snapshot.workers !== undefined) checks.push(workersCheck(snapshot.workers, state.layout.shardBits));
@@ -37,6 +38,16 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   if (snapshot.triggers !== undefined) checks.push(triggersCheck(snapshot.triggers, state.layout));
   if (snapshot.legacyJournal !== undefined) checks.push(legacyJournalCheck(snapshot.legacyJournal));
   return checks;
+}
+
+// Undefined for a layout defineLayout refuses: the layout check reports it.
+function layoutEnd(state: InstalledState): number | undefined {
+  try {
+    return layoutLifetime(defineLayout(state.layout)).getTime();
+  } catch (error) {
+    if (isSheafError(error)) return undefined;
+    throw error;
+  }
 }
 
 // Named for the database as a whole: connecting or reading its state failed, so nothing else was judged.
