@@ -33,8 +33,8 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   );
   if (snapshot.workers !== undefined) checks.push(workersCheck(snapshot.workers, state.layout.shardBits));
   if (snapshot.segments !== undefined) checks.push(...segmentsCheck(snapshot.segments));
-  if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants));
-  if (snapshot.owners !== undefined) checks.push(ownershipCheck(snapshot.owners));
+  if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants, snapshot.target.dialect));
+  if (snapshot.owners !== undefined) checks.push(ownershipCheck(snapshot.owners, snapshot.target.dialect));
   if (snapshot.triggers !== undefined) checks.push(triggersCheck(snapshot.triggers, state.layout));
   if (snapshot.legacyJournal !== undefined) checks.push(legacyJournalCheck(snapshot.legacyJournal));
   return checks;

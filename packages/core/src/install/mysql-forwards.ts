@@ -1,0 +1,89 @@
+import type { SqlExecutor } from '../executor.js';
+import type { MysqlState } from './mysql-state.js';
+import { type SqlFile, statementsOf } from './sql-file.js';
+
+/**
+ * A routine of the application's database that forwards to its namesake in sheaf's own (SQL version
+ * 12 on), as the newest file creating it in `{app}` has it: `create`, `body` and `target` keep the
+ * files' `{app}` and `{state}`.
+ */
+export interface MysqlForward {
+  readonly kind: 'function' | 'procedure';
+  readonly name: string;
+  /** `DEFINER` for what applications call, `INVOKER` for what admins call. */
+  readonly security: 'DEFINER' | 'INVOKER';
+  readonly create: string;
+  /** The routine's body as the server keeps it: `return {state}.name(…)` or `call {state}.name(…)`. */
+  readonly body: string;
+}
+
+/** How a forward in the application's database differs from the files'. */
+export interface ForwardDrift {
+  readonly forward: MysqlForward;
+  /** `user@host`, or undefined where the routine is missing. */
+  readonly definer: string | undefined;
+  readonly problem: 'missing' | 'definer' | 'security' | 'body';
+}
+
+const createsForward =
+  /^create definer = current_user (function|procedure) \{app\}\.(sheaf_\w+)\(.*?(\bsql security invoker\b)?\s*\n\s*((?:return|call) \{state\}\.\2\(.*\));?$/s;
+
+/** The forwards the files create, each as its newest file has it. */
+export function mysqlForwardsOf(files: readonly SqlFile[]): MysqlForward[] {
+  const byName = new Map<string, MysqlForward>();
+  for (const statement of files.flatMap((file) => statementsOf(file.sql))) {
+    const create = statement.replace(/^--.*\n/gm, '').trim();
+    const match = createsForward.exec(create);
+    if (!match) continue;
+    const [, kind, name, invoker, body] = match as unknown as [string, MysqlForward['kind'], string, string | undefined, string];
+    byName.set(name, { kind, name, security: invoker ? 'INVOKER' : 'DEFINER', create, body });
+  }
+  return [...byName.values()];
+}
+
+/**
+ * sheaf's owner on MySQL/MariaDB: the definer of `sheaf_next_id()` in sheaf's own database (the
+ * account that installed it), as `user@host`; undefined where it is missing or hidden.
+ */
+export async function mysqlOwner(session: SqlExecutor, names: MysqlState): Promise<string | undefined> {
+  const [row] = await session.query<{ definer: unknown }>(
+    `select definer from information_schema.routines
+      where routine_schema = ? and routine_name = 'sheaf_next_id' and routine_type = 'FUNCTION'`,
+    [names.state],
+  );
+  return typeof row?.definer === 'string' ? row.definer : undefined;
+}
+
+/**
+ * The forwards of `names.app` that are missing, have another definer than `owner`, another SQL
+ * SECURITY, or a body that does not call their namesake in sheaf's database (a body hidden from
+ * this account is not judged).
+ */
+export async function mysqlForwardDrift(
+  session: SqlExecutor,
+  names: MysqlState,
+  forwards: readonly MysqlForward[],
+  owner: string,
+): Promise<ForwardDrift[]> {
+  const rows = await session.query<{ name: string; kind: string; definer: string; security: string; body: unknown }>(
+    `select routine_name as name, lower(routine_type) as kind, definer, security_type as security,
+        routine_definition as body
+      from information_schema.routines where routine_schema = ? and routine_name like 'sheaf%'`,
+    [names.app],
+  );
+  const found = new Map(rows.map((row) => [`${row.kind} ${row.name}`, row]));
+  return forwards.flatMap((forward): ForwardDrift[] => {
+    const row = found.get(`${forward.kind} ${forward.name}`);
+    if (!row) return [{ forward, definer: undefined, problem: 'missing' }];
+    const body = forward.body.replaceAll('{state}', names.stateSql);
+    const problem =
+      row.definer !== owner
+        ? 'definer'
+        : row.security.toUpperCase() !== forward.security
+          ? 'security'
+          : typeof row.body === 'string' && row.body.trim() !== body
+            ? 'body'
+            : undefined;
+    return problem ? [{ forward, definer: row.definer, problem }] : [];
+  });
+}
