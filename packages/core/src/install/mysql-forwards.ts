@@ -1,3 +1,4 @@
+import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import type { MysqlState } from './mysql-state.js';
 import { type SqlFile, statementsOf } from './sql-file.js';
@@ -86,4 +87,37 @@ export async function mysqlForwardDrift(
             : undefined;
     return problem ? [{ forward, definer: row.definer, problem }] : [];
   });
+}
+
+/**
+ * Re-creates, as the files do, the forwards of `names.app` that {@link mysqlForwardDrift} finds: an
+ * account that may create routines in the application's database could have replaced them, and the
+ * files that made them are recorded as applied. Only sheaf's owner may: a forward it creates runs
+ * as it. Refuses another installer with UNSAFE_OWNERSHIP before changing anything.
+ */
+export async function restoreMysqlForwards(
+  session: SqlExecutor,
+  names: MysqlState,
+  files: readonly SqlFile[],
+): Promise<void> {
+  const owner = await mysqlOwner(session, names);
+  if (owner === undefined) return;
+  const drift = await mysqlForwardDrift(session, names, mysqlForwardsOf(files), owner);
+  const [first] = drift;
+  if (!first) return;
+  const [row] = await session.query<{ me: unknown }>('select current_user() as me');
+  if (row?.me !== owner) {
+    throw new SheafError(
+      'UNSAFE_OWNERSHIP',
+      `${first.forward.kind} ${names.appSql}.${first.forward.name} ${first.definer ? `is defined by ${first.definer}` : 'is missing'}` +
+        `${drift.length > 1 ? ` (and ${drift.length - 1} more forwards differ)` : ''}: only sheaf's owner ${owner}, the definer ` +
+        `of its routines in ${names.stateSql}, may re-create them; install as ${owner} (docs/security.md, MySQL)`,
+      { details: { owner, installer: String(row?.me), forwards: drift.map((each) => each.forward.name) } },
+    );
+  }
+  const fill = (sql: string) => sql.replaceAll('{app}', names.appSql).replaceAll('{state}', names.stateSql);
+  for (const { forward } of drift) {
+    await session.query(`drop ${forward.kind} if exists ${names.appSql}.${forward.name}`);
+    await session.query(fill(forward.create));
+  }
 }
