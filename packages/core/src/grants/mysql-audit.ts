@@ -42,17 +42,23 @@ const routineRows = `select user, host, routine_name, lower(routine_type) as rou
  */
 export async function auditMysqlGrants(executor: SqlExecutor): Promise<GrantFinding[]> {
   const names = await mysqlStateOf(executor);
+  const literal = await partialRevokes(executor);
+  // The grant tables first: an account that may not read them hears so.
+  const [databases, tables, routines] = [
+    await executor.query<Row>(databaseRows(literal), [names.state]),
+    await executor.query<Row>(tableRows, [names.state]),
+    await executor.query<Row>(routineRows, [names.state]),
+  ];
   const owner = await mysqlOwner(executor, names);
   if (owner === undefined) return [];
   const others = (row: Row) => account(row) !== owner;
-  const literal = await partialRevokes(executor);
   const findings: GrantFinding[] = [];
-  for (const row of (await executor.query<Row>(databaseRows(literal), [names.state])).filter(others)) {
+  for (const row of databases.filter(others)) {
     const held = databaseWrites.filter(([column]) => yes(row[column])).map(([, privilege]) => privilege);
     const privilege = held.length === databaseWrites.length ? 'all privileges' : held.join(', ');
     if (held.length > 0) findings.push({ grantee: account(row), privilege, object: `\`${String(row.db)}\`.*` });
   }
-  for (const row of (await executor.query<Row>(tableRows, [names.state])).filter(others)) {
+  for (const row of tables.filter(others)) {
     const held = set(row.table_priv).filter((privilege) => tableWrites.has(privilege));
     const columns = set(row.column_priv).filter((privilege) => privilege === 'insert' || privilege === 'update');
     const privileges = [...held, ...columns.map((privilege) => `${privilege} (columns)`)];
@@ -64,7 +70,7 @@ export async function auditMysqlGrants(executor: SqlExecutor): Promise<GrantFind
       });
     }
   }
-  for (const row of (await executor.query<Row>(routineRows, [names.state])).filter(others)) {
+  for (const row of routines.filter(others)) {
     const internal = !mysqlAppRoutineNames.has(String(row.routine_name));
     const held = set(row.proc_priv)
       .filter((privilege) => privilege !== 'execute' || internal)

@@ -44,15 +44,26 @@ export function mysqlForwardsOf(files: readonly SqlFile[]): MysqlForward[] {
 
 /**
  * sheaf's owner on MySQL/MariaDB: the definer of `sheaf_next_id()` in sheaf's own database (the
- * account that installed it), as `user@host`; undefined where it is missing or hidden.
+ * account that installed it), as `user@host`; undefined where sheaf's database is not there (an
+ * install before SQL version 12, or none). Refuses with NOT_INSTALLED where the routine is missing
+ * or hidden from this account, which then cannot judge who else may write.
  */
 export async function mysqlOwner(session: SqlExecutor, names: MysqlState): Promise<string | undefined> {
-  const [row] = await session.query<{ definer: unknown }>(
-    `select definer from information_schema.routines
-      where routine_schema = ? and routine_name = 'sheaf_next_id' and routine_type = 'FUNCTION'`,
-    [names.state],
+  const [row] = await session.query<{ definer: unknown; installed: unknown }>(
+    `select (select definer from information_schema.routines
+        where routine_schema = ? and routine_name = 'sheaf_next_id' and routine_type = 'FUNCTION') as definer,
+      (select count(*) from information_schema.tables
+        where table_schema = ? and table_name = 'sheaf_schema_versions') as installed`,
+    [names.state, names.state],
   );
-  return typeof row?.definer === 'string' ? row.definer : undefined;
+  if (typeof row?.definer === 'string') return row.definer;
+  if (Number(row?.installed) === 0) return undefined;
+  throw new SheafError(
+    'NOT_INSTALLED',
+    `cannot see ${names.in('sheaf_next_id')}, whose definer is sheaf's owner: it is missing, or hidden from ` +
+      'this account (which needs SELECT on mysql.proc on MariaDB, SHOW_ROUTINE on MySQL 8)',
+    { details: { database: names.state } },
+  );
 }
 
 /**
