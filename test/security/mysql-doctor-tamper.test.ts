@@ -131,9 +131,7 @@ describeTargets(
         });
         // Sheaf's owner's definer, another body: still not a forward.
         await sql().query('drop function sheaf_id_shard');
-        await sql().query(
-          'create function sheaf_id_shard(p_id bigint) returns integer deterministic no sql return 0',
-        );
+        await sql().query('create function sheaf_id_shard(p_id bigint) returns integer deterministic no sql return 0');
 
         const { code, report, stderr } = await doctor([url]);
         expect(code).toBe(1);
@@ -165,7 +163,9 @@ describeTargets(
       'fails on a counter moved past the layout; only the owner repairs it, and ids flow on without a duplicate',
       async () => {
         for (let i = 0; i < 20; i++) await sql().query("insert into orders (note) values ('before')");
-        const before = await sql().query<{ id: unknown }>("select cast(id as char) as id from orders where note = 'before'");
+        const before = await sql().query<{ id: unknown }>(
+          "select cast(id as char) as id from orders where note = 'before'",
+        );
         stored.push(...before.map((row) => BigInt(String(row.id))));
 
         await sql().query(`alter table ${state.in('sheaf_chunks')} auto_increment = ${chunkOf(lastTick + 1n)}`);
@@ -187,13 +187,13 @@ describeTargets(
         }
 
         // The application account can neither run the repair nor do what it does.
-        expect(await app.as((session) => refusal(session.query(`call ${state.in('sheaf_repair_counter')}(null)`)))).toBe(
-          1370,
-        );
+        expect(
+          await app.as((session) => refusal(session.query(`call ${state.in('sheaf_repair_counter')}(null)`))),
+        ).toBe(1370);
         await sql().query(`grant execute on procedure ${state.in('sheaf_repair_counter')} to ${app.sql}`);
-        expect(await app.as((session) => refusal(session.query(`call ${state.in('sheaf_repair_counter')}(null)`)))).toBe(
-          1142,
-        );
+        expect(
+          await app.as((session) => refusal(session.query(`call ${state.in('sheaf_repair_counter')}(null)`))),
+        ).toBe(1142);
         await sql().query(`revoke execute on procedure ${state.in('sheaf_repair_counter')} from ${app.sql}`);
         const asApp = await sheaf(['repair-counter', '--url', urlAs(app)]);
         expect(asApp.code).toBe(1);
@@ -210,7 +210,9 @@ describeTargets(
         } finally {
           await after.close();
         }
-        const rows = await sql().query<{ id: unknown }>("select cast(id as char) as id from orders where note = 'after'");
+        const rows = await sql().query<{ id: unknown }>(
+          "select cast(id as char) as id from orders where note = 'after'",
+        );
         const ids = rows.map((row) => BigInt(String(row.id)));
         for (const id of ids) {
           expect(id > largest).toBe(true);
@@ -226,7 +228,7 @@ describeTargets(
       'refuses the repair while claims succeed, or when a stored id is not behind the clock',
       async () => {
         const [row] = await sql().query<{ tick: unknown }>(
-          "select floor(unix_timestamp(sysdate(3)) * 1000) - 1704067200000 as tick",
+          'select floor(unix_timestamp(sysdate(3)) * 1000) - 1704067200000 as tick',
         );
         const hourAhead = BigInt(String(row?.tick)) + 3_600_000n;
         // An hour ahead, within the layout: ids may have been issued up there.

@@ -13,9 +13,7 @@ export function ownershipCheck(findings: readonly OwnershipFinding[] | Unreadabl
   if (isUnreadable(findings)) return check('ownership', 'warn', `cannot read the owners: ${findings.unreadable}`);
   const [first] = findings;
   if (!first) return check('ownership', 'ok', "sheaf's owner owns all of sheaf");
-  const shown = findings
-    .slice(0, 5)
-    .map(({ object, owner, problem }) => `${object} ${problem ?? `owned by ${owner}`}`);
+  const shown = findings.slice(0, 5).map(({ object, owner, problem }) => `${object} ${problem ?? `owned by ${owner}`}`);
   const more = findings.length > shown.length ? `; and ${findings.length - shown.length} more` : '';
   const { expected } = first;
   const message =

@@ -36,7 +36,13 @@ export function mysqlForwardsOf(files: readonly SqlFile[]): MysqlForward[] {
     const create = statement.replace(/^--.*\n/gm, '').trim();
     const match = createsForward.exec(create);
     if (!match) continue;
-    const [, kind, name, invoker, body] = match as unknown as [string, MysqlForward['kind'], string, string | undefined, string];
+    const [, kind, name, invoker, body] = match as unknown as [
+      string,
+      MysqlForward['kind'],
+      string,
+      string | undefined,
+      string,
+    ];
     byName.set(name, { kind, name, security: invoker ? 'INVOKER' : 'DEFINER', create, body });
   }
   return [...byName.values()];
