@@ -158,6 +158,7 @@ describe('sheafErrorCodes', () => {
         'JOURNAL_UNTRUSTED',
         'NATIVE_UNAVAILABLE',
         'READ_ONLY',
+        'REPAIR_REFUSED',
       ].sort(),
     );
   });

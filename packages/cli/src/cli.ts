@@ -8,6 +8,7 @@ import { encodeCommand } from './commands/encode.js';
 import { grantCommand } from './commands/grant.js';
 import { installCommand } from './commands/install.js';
 import { migrateCommand } from './commands/migrate.js';
+import { repairCounterCommand } from './commands/repair-counter.js';
 import { statusCommand } from './commands/status.js';
 import { ticketsCommand } from './commands/tickets.js';
 import { uninstallCommand } from './commands/uninstall.js';
@@ -21,6 +22,7 @@ const commands: readonly Command[] = [
   statusCommand,
   grantCommand,
   doctorCommand,
+  repairCounterCommand,
   decodeCommand,
   encodeCommand,
   migrateCommand,

@@ -54,6 +54,7 @@ export const sheafErrorCodes = Object.freeze([
   'JOURNAL_UNTRUSTED',
   'NATIVE_UNAVAILABLE',
   'READ_ONLY',
+  'REPAIR_REFUSED',
 ] as const);
 
 /**

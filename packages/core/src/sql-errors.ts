@@ -26,6 +26,7 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH016: 'SHARD_TAKEN',
   SH017: 'REGISTRY_ELSEWHERE',
   SH018: 'SEGMENT_CLASS_MISMATCH',
+  SH019: 'REPAIR_REFUSED',
   SH020: 'SEQUENCE_OUT_OF_RANGE',
   SH021: 'TICKETS_OVERLAP',
   SH022: 'NATIVE_UNAVAILABLE',

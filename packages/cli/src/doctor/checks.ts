@@ -1,4 +1,5 @@
-import { isSheafError, sqlVersion } from '@sheaf/core';
+import { defineLayout, isSheafError, layoutLifetime, sqlVersion } from '@sheaf/core';
+import type { InstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
 import { type Check, check } from './check.js';
 import { grantsCheck } from './grants-check.js';
@@ -23,20 +24,30 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   const checks = [versionCheck(state, sqlVersion(snapshot.target.dialect))];
   if (clock) checks.push(skewCheck(clock));
   if (!state || !generator) return checks;
-  const { lookaheadMs } = probeSql[snapshot.target.dialect];
+  const { lookaheadMs, counter, repair } = probeSql[snapshot.target.dialect];
   checks.push(
     layoutCheck(state, nowMs),
     shardCheck(snapshot, all),
-    lastIdCheck(generator, lookaheadMs),
+    lastIdCheck(generator, { lookaheadMs, name: counter, layoutEndMs: layoutEnd(state), repair }),
     saturationCheck(generator, lookaheadMs, state.layout.sequenceBits),
   );
   if (snapshot.workers !== undefined) checks.push(workersCheck(snapshot.workers, state.layout.shardBits));
   if (snapshot.segments !== undefined) checks.push(...segmentsCheck(snapshot.segments));
-  if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants));
-  if (snapshot.owners !== undefined) checks.push(ownershipCheck(snapshot.owners));
+  if (snapshot.grants !== undefined) checks.push(grantsCheck(snapshot.grants, snapshot.target.dialect));
+  if (snapshot.owners !== undefined) checks.push(ownershipCheck(snapshot.owners, snapshot.target.dialect));
   if (snapshot.triggers !== undefined) checks.push(triggersCheck(snapshot.triggers, state.layout));
   if (snapshot.legacyJournal !== undefined) checks.push(legacyJournalCheck(snapshot.legacyJournal));
   return checks;
+}
+
+// Undefined for a layout defineLayout refuses: the layout check reports it.
+function layoutEnd(state: InstalledState): number | undefined {
+  try {
+    return layoutLifetime(defineLayout(state.layout)).getTime();
+  } catch (error) {
+    if (isSheafError(error)) return undefined;
+    throw error;
+  }
 }
 
 // Named for the database as a whole: connecting or reading its state failed, so nothing else was judged.

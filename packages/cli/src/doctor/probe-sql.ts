@@ -11,6 +11,10 @@ export interface ProbeSql {
    * ahead (docs/sql/mysql.md); PostgreSQL opens the clock's own millisecond.
    */
   readonly lookaheadMs: number;
+  /** What holds the newest millisecond, for messages. */
+  readonly counter: string;
+  /** How sheaf's owner brings back a counter moved past the layout's end, where sheaf has a way. */
+  readonly repair: string | undefined;
   /** The millisecond (since the epoch of the layout) of a `last` counter value. */
   tickOf(last: bigint, bits: { readonly shardBits: number; readonly sequenceBits: number }): bigint;
 }
@@ -28,6 +32,8 @@ export const probeSql: Record<DialectName, ProbeSql> = {
     segments: `select biz_tag, max_id, step, floor(extract(epoch from updated_at) * 1000)::bigint as updated_ms,
       ${pgNow} as now_ms from sheaf.segments order by biz_tag`,
     lookaheadMs: 0,
+    counter: 'the sequence sheaf.block',
+    repair: undefined,
     tickOf: (last, bits) => last >> BigInt(bits.shardBits + bits.sequenceBits),
   },
   mysql: {
@@ -39,6 +45,8 @@ export const probeSql: Record<DialectName, ProbeSql> = {
     segments: `select biz_tag, cast(max_id as char) as max_id, step, floor(unix_timestamp(updated_at) * 1000) as updated_ms,
       ${mysqlNow} as now_ms from {state}.sheaf_segments order by biz_tag`,
     lookaheadMs: 7,
+    counter: "the chunk counter (sheaf_chunks' AUTO_INCREMENT)",
+    repair: "as sheaf's owner, run `sheaf repair-counter` (docs/cli.md)",
     // Four chunks per millisecond (fewer with under 2 sequence bits): the counter is tick << chunk bits.
     tickOf: (last, bits) => last >> BigInt(Math.min(bits.sequenceBits, 2)),
   },

@@ -2,6 +2,7 @@ import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type Database, executorOf } from '../executors/executor-of.js';
+import { auditMysqlGrants } from './mysql-audit.js';
 import { postgresAppFunctions, postgresAppObjectPrivileges, postgresNativeFunctions } from './postgres.js';
 
 /**
@@ -46,13 +47,18 @@ const audits: Partial<Record<DialectName, (executor: SqlExecutor) => Promise<Gra
     const others = postgresAppObjectPrivileges().map(([privilege, object]) => `${privilege} ${object}`);
     return executor.query<GrantFinding>(postgresAudit, [[...postgresAppFunctions, ...postgresNativeFunctions], others]);
   },
+  mysql: auditMysqlGrants,
 };
 
 /**
  * Lists the privileges on sheaf's objects that are broader than an application's (docs/security.md):
- * anything PUBLIC holds, and anything beyond {@link grant}'s set held by a role that neither owns
- * sheaf nor is a member of its owner. Empty when sheaf is not installed. Needs to see the catalogs
- * only; `sheaf doctor` reports each finding as a failure.
+ * on PostgreSQL anything PUBLIC holds, and anything beyond {@link grant}'s set held by a role that
+ * neither owns sheaf nor is a member of its owner; on MySQL/MariaDB every privilege that can change
+ * sheaf's state in `sheaf_<app>` (database-, table- or routine-level, by name or by a pattern such
+ * as `sheaf\_%`) held by another account than sheaf's owner, the definer of its routines; accounts
+ * with global privileges are administrators and not listed. Empty when sheaf is not installed. Needs
+ * to see the catalogs (on MySQL the grant tables mysql.db, tables_priv and procs_priv); `sheaf
+ * doctor` reports each finding as a failure.
  *
  * @example
  * for (const { grantee, privilege, object } of await auditGrants(executor)) console.warn(grantee, privilege, object);

@@ -31,6 +31,9 @@ const appRoutines = [
   ['function', 'sheaf_close_worker'],
 ] as const;
 
+/** The names of {@link appRoutines}: what an application may execute (through the forwards, since SQL version 12). */
+export const mysqlAppRoutineNames: ReadonlySet<string> = new Set(appRoutines.map(([, name]) => name));
+
 /**
  * A MySQL/MariaDB account, parsed by {@link mysqlAccount}.
  *

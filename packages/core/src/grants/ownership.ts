@@ -2,6 +2,7 @@ import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type Database, executorOf } from '../executors/executor-of.js';
+import { auditMysqlForwards } from './mysql-ownership.js';
 
 /**
  * One of sheaf's objects owned by another role than sheaf's owner (docs/security.md, Ownership):
@@ -13,8 +14,13 @@ import { type Database, executorOf } from '../executors/executor-of.js';
 export interface OwnershipFinding {
   readonly object: string;
   readonly owner: string;
-  /** Sheaf's owner: the owner of schema sheaf (for an install, the installing role). */
+  /**
+   * Sheaf's owner: the owner of schema sheaf (for an install, the installing role); on MySQL/MariaDB
+   * the definer of sheaf's routines in `sheaf_<app>`.
+   */
   readonly expected: string;
+  /** MySQL/MariaDB: what is wrong with a forward of the application's database ("is defined by app@%"). */
+  readonly problem?: string;
 }
 
 // Schema sheaf, the extension sheaf_native and everything in the schema that has an owner. $1 true:
@@ -56,13 +62,18 @@ const audits: Partial<
   Record<DialectName, (executor: SqlExecutor, installing: boolean) => Promise<OwnershipFinding[]>>
 > = {
   postgres: (executor, installing) => executor.query<OwnershipFinding>(postgresOwners, [installing]),
+  // An install re-creates the forwards (install/mysql-forwards.ts) rather than refusing them.
+  mysql: async (executor, installing) => (installing ? [] : auditMysqlForwards(executor)),
 };
 
 /**
  * Lists sheaf's objects (schema sheaf, the extension sheaf_native, every table, sequence, function,
  * type, view and operator in the schema) whose owner is not the owner of schema sheaf
- * (docs/security.md, Ownership). Empty when sheaf is not installed; `sheaf doctor` reports each
- * finding as a failure and `install()` refuses with UNSAFE_OWNERSHIP. PostgreSQL only.
+ * (docs/security.md, Ownership). On MySQL/MariaDB, the routines of the application's database that
+ * forward to sheaf's own and are missing, defined by another account than sheaf's owner (the definer
+ * of its routines in `sheaf_<app>`) or changed: `install()` re-creates those. Empty when sheaf is not
+ * installed; `sheaf doctor` reports each finding as a failure and `install()` on PostgreSQL refuses
+ * with UNSAFE_OWNERSHIP.
  *
  * @example
  * for (const { object, owner } of await auditOwnership(executor)) console.warn(`${object} is owned by ${owner}`);

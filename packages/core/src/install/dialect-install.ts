@@ -72,6 +72,12 @@ export interface DialectInstall {
   readonly bind?: (session: SqlExecutor) => Promise<DialectInstall>;
   /** The same for a printed script: the application database's name, and whether the state was moved. */
   readonly named?: (database: string | undefined, moved: boolean) => DialectInstall;
+  /**
+   * Where the application's database keeps forwards to sheaf's own (MySQL since 0012): re-creates,
+   * before anything calls them, those that differ from the installed `files`' (another definer, a
+   * changed body), which a recorded file would never re-create. `files` as unbound: with `{app}` and `{state}`.
+   */
+  readonly restoreForwards?: (session: SqlExecutor, files: readonly SqlFile[]) => Promise<void>;
   /** The file version from which sheaf's state lives in the database {@link bind} names (MySQL). */
   readonly movedFrom?: number;
 }

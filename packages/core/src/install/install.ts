@@ -151,6 +151,11 @@ async function installFiles(
     applied.push(file.version);
   }
   const version = Math.max(0, ...known.keys(), ...applied);
+  // Before configure, which calls one of them as this installer.
+  await dialect.restoreForwards?.(
+    session,
+    unbound.files.filter((file) => file.version <= version),
+  );
   if (version < dialect.configureFrom) return restoreRoutineGrants(session, dialect, grants, { version, applied });
   const [current] = await session.query<SettingsRow>(dialect.settings);
   const params = configureWith(current, options);

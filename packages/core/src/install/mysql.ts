@@ -4,6 +4,7 @@ import { mysqlRegrants, mysqlRoutineGrantsQuery } from '../grants/mysql.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlFiles } from './files.generated.js';
 import { mysqlIdSpace } from './id-space.js';
+import { restoreMysqlForwards } from './mysql-forwards.js';
 import { type MysqlState, mysqlState, mysqlStateOf } from './mysql-state.js';
 import { mysqlTestClock } from './mysql-test-clock.js';
 
@@ -208,6 +209,7 @@ function named(names: MysqlState, moved: boolean): DialectInstall {
       Object.entries(mysqlIdSpace).map(([key, value]) => [key, typeof value === 'string' ? fill(value) : value]),
     ) as unknown as typeof mysqlIdSpace,
     testClock: { ...mysqlTestClock, installed: fill(mysqlTestClock.installed) },
+    restoreForwards: (session, files) => restoreMysqlForwards(session, names, files),
   };
 }
 
