@@ -86,6 +86,24 @@ describe('fromDatabaseError on wrapped errors (no database)', () => {
     expect(fromDatabaseError(savepoint)).toBe(savepoint);
   });
 
+  it("MySQL: sheaf's tables and admin routines asked for in the application's database point to sheaf_<database>", () => {
+    for (const [errno, message] of [
+      [1305, 'PROCEDURE shop.sheaf_configure does not exist'],
+      [1146, "Table 'shop.sheaf_settings' doesn't exist"],
+    ] as const) {
+      const converted = fromDatabaseError({ errno, sqlState: '42000', message }) as SheafError;
+      expect(converted.code).toBe('NOT_INSTALLED');
+      expect(converted.message).toMatch(/does not exist: sheaf keeps it in database sheaf_shop, .*use `sheaf_shop`\./);
+      expect(converted.details).toMatchObject({ database: 'shop', state: 'sheaf_shop' });
+    }
+    // What applications call stays in their database: missing there, sheaf is not installed.
+    const missing = fromDatabaseError({
+      errno: 1305,
+      message: 'FUNCTION shop.sheaf_next_id does not exist',
+    }) as SheafError;
+    expect(missing.message).toMatch(/^sheaf: sheaf is not installed in database shop/);
+  });
+
   it('tells a missing function (arguments a sheaf function takes) from wrong argument types on PostgreSQL', () => {
     const missing = { code: '42883', message: 'function sheaf.alloc_segment(unknown, integer) does not exist' };
     expectConverted(missing, 'NOT_INSTALLED', 'this database', 'alloc_segment');

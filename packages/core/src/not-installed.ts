@@ -28,6 +28,13 @@ const mysqlMissing: Readonly<Record<number, RegExp>> = {
   1146: /\bTable '(?:(\w+)\.)?(sheaf_\w+)' doesn't exist/,
 };
 
+/**
+ * What lives only in `sheaf_<database>` since MySQL SQL version 12 (tables, helpers) and 13 (what
+ * only admins call): asked for in the application's database, it is there, not missing.
+ */
+const stateOnly =
+  /^sheaf_(settings|chunks|tickets|ticket_counter|segments|workers|logical_shards|schema_versions|migrations|configure|add_shard|create_ticket|adopt_ticket|create_segment|create_segment_class|claim_shard|release_shard|repair_counter|_\w+)$/;
+
 /** PostgreSQL: the schema `sheaf` (3F000), or a relation in it (42P01). */
 const pgMissing: Readonly<Record<string, RegExp>> = {
   '3F000': /\bschema "sheaf" does not exist/,
@@ -46,6 +53,16 @@ export function fromMissingObject(
   cause: unknown,
 ): SheafError | undefined {
   const mysql = typeof errno === 'number' ? mysqlMissing[errno]?.exec(message) : undefined;
+  if (mysql && mysql[1] !== undefined && stateOnly.test(mysql[2] as string)) {
+    const home = `sheaf_${mysql[1]}`;
+    return new SheafError(
+      'NOT_INSTALLED',
+      `${mysql[1]}.${mysql[2]} does not exist: sheaf keeps it in database ${home}, where only sheaf's owner ` +
+        `reaches it (MySQL SQL version 12 on; admin routines 13 on): use \`${home}\`.${mysql[2]}, or run \`sheaf install\` ` +
+        'if sheaf is not installed yet',
+      { cause, details: { errno, sqlState: state, object: mysql[2], database: mysql[1], state: home } },
+    );
+  }
   if (mysql) {
     return notInstalled(mysql[1], mysql[0], { errno, sqlState: state, object: mysql[2] }, cause);
   }
