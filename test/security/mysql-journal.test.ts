@@ -63,6 +63,7 @@ describeTargets(
   (db) => {
     let accounts: SuiteAccounts;
     let app: SuiteAccount;
+    let owner: SuiteAccount;
     let name: string;
     let url: string;
 
@@ -79,6 +80,9 @@ describeTargets(
       accounts = suiteAccounts(db());
       app = await accounts.create('app');
       await sql.query(`grant select, insert, update, delete, execute on \`${name}\`.* to ${app.sql}`);
+      // An account that owns the application's database: no more reach into sheaf's.
+      owner = await accounts.create('own');
+      await sql.query(`grant all on \`${name}\`.* to ${owner.sql} with grant option`);
       // An earlier sheaf made this table on its first --apply, as the database's owner.
       await sql.query(legacyTableSql);
     });
@@ -124,25 +128,26 @@ describeTargets(
       );
     });
 
-    it("the app account can neither read nor write sheaf's state database", async () => {
+    it("the app account and the database's owner can neither read nor write sheaf's state database", async () => {
       const state = mysqlState(name);
       const denied = [1142, 1044];
-      await app.as(async (session) => {
-        for (const statement of [
-          `select * from ${state.in('sheaf_migrations')}`,
-          `select * from ${state.in('sheaf_journal_key')}`,
-          `update ${state.in('sheaf_migrations')} set steps = '[]'`,
-          `delete from ${state.in('sheaf_journal_key')}`,
-          `insert into ${state.in('sheaf_migrations')} (id) values (99)`,
-          `create table ${state.in('sheaf_mine')} (id int)`,
-          `use ${state.stateSql}`,
-        ]) {
-          expect([statement, denied.includes((await refusal(session.query(statement))) ?? 0)]).toEqual([
-            statement,
-            true,
-          ]);
-        }
-      });
+      for (const account of [app, owner])
+        await account.as(async (session) => {
+          for (const statement of [
+            `select * from ${state.in('sheaf_migrations')}`,
+            `select * from ${state.in('sheaf_journal_key')}`,
+            `update ${state.in('sheaf_migrations')} set steps = '[]'`,
+            `delete from ${state.in('sheaf_journal_key')}`,
+            `insert into ${state.in('sheaf_migrations')} (id) values (99)`,
+            `create table ${state.in('sheaf_mine')} (id int)`,
+            `use ${state.stateSql}`,
+          ]) {
+            expect([statement, denied.includes((await refusal(session.query(statement))) ?? 0)]).toEqual([
+              statement,
+              true,
+            ]);
+          }
+        });
     });
 
     it('a record changed behind sheaf, even by root, is refused with JOURNAL_UNTRUSTED and nothing from it runs', async () => {
