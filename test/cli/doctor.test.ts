@@ -329,7 +329,9 @@ describeTargets('sheaf doctor', (db, target) => {
       );
       expect(checkOf(report, 'segment far')).toMatchObject({ status: 'ok' });
 
-      await withExecutor(url, (sql) => sql.query(call[dialect].segment, ['full', 1000, (maxBigint - 10n).toString()]));
+      await withExecutor(url, (sql) =>
+        queryState(sql, call[dialect].segment, ['full', 1000, (maxBigint - 10n).toString()]),
+      );
       const exhausted = await doctor([url]);
       expect(exhausted.code).toBe(1);
       expect(checkOf(exhausted.report, 'segment full')).toMatchObject({
