@@ -2,7 +2,7 @@
 // trigger against AUTO_INCREMENT and app-assigned ids. 8 clients; each round runs every candidate
 // once, in an order rotated by one per round, and a candidate's ratio is taken to its baseline of
 // the same round: other load on the machine moves whole rounds, less so the ratios within one.
-import { install, mysql2Executor, sheafTriggerSql } from '@sheaf/core';
+import { install, mysql2Executor, mysqlState, sheafTriggerSql } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import { type BenchSuite, markdownTable, rate, type TargetCheck, targetTable } from './suite.js';
 
@@ -121,7 +121,7 @@ const suite: BenchSuite = {
     try {
       const executor = mysql2Executor(pool);
       await install(executor);
-      await pool.query("call sheaf_create_ticket('b', 1, 1)");
+      await pool.query(`call ${mysqlState(name).stateSql}.sheaf_create_ticket('b', 1, 1)`);
       await pool.query(
         'create table b_flickr (id bigint not null auto_increment primary key, stub char(1) not null unique) engine = aria',
       );

@@ -4,7 +4,7 @@
 // same rounds. Every connection runs as one of two servers does: auto_increment_increment = 2. Each
 // round runs every candidate once, in an order rotated by one per round; the tables give the
 // median rate, and the min / median / max of the per-round ratios to the baseline.
-import { install, mysql2Executor, pgExecutor } from '@sheaf/core';
+import { install, mysql2Executor, mysqlState, pgExecutor } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { withDatabase } from '../test/support/targets.js';
@@ -109,7 +109,7 @@ async function mariadbSection(): Promise<string> {
   });
   try {
     await install(mysql2Executor(pool));
-    await pool.query("call sheaf_adopt_ticket('b', 2, 1, 0, 0)");
+    await pool.query(`call ${mysqlState(name).stateSql}.sheaf_adopt_ticket('b', 2, 1, 0, 0)`);
     await pool.query('create table b_ai (id bigint not null auto_increment primary key, v int) engine = innodb');
     for (const engine of ['myisam', 'aria', 'innodb']) {
       await pool.query(`create table tickets_${engine} (id bigint unsigned not null auto_increment primary key,

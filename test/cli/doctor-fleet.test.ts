@@ -45,8 +45,8 @@ const idSpaceSql = {
       values (?, ?, uuid(), floor(unix_timestamp(sysdate(3)) * 1000) + ?, floor(unix_timestamp(sysdate(3)) * 1000))`,
     register: `insert into {state}.sheaf_workers (worker_id, kind, database_id, holder, expires_ms, heartbeat_ms)
       values (?, 'database', ?, ?, if(?, 9223372036854775807, null), floor(unix_timestamp(sysdate(3)) * 1000))`,
-    ticket: 'call sheaf_create_ticket(?, ?, ?)',
-    addShard: 'call sheaf_add_shard(?)',
+    ticket: 'call {state}.sheaf_create_ticket(?, ?, ?)',
+    addShard: 'call {state}.sheaf_add_shard(?)',
   },
 };
 
@@ -122,8 +122,8 @@ for (const [firstTarget, secondTarget] of pairs) {
       'passes a healthy pair with exit 0, printing the id space after the databases',
       async () => {
         const [a, b] = await pair({ shard: 1 }, { shard: 2 });
-        await a.sql.query(idSpaceSql[a.dialect].ticket, ['orders', 2, 1]);
-        await b.sql.query(idSpaceSql[b.dialect].ticket, ['orders', 2, 2]);
+        await queryState(a.sql, idSpaceSql[a.dialect].ticket, ['orders', 2, 1]);
+        await queryState(b.sql, idSpaceSql[b.dialect].ticket, ['orders', 2, 2]);
         await lease(a, 7, 'pid 12 on app-1');
         // An expired lease holds nothing.
         await lease(b, 9, 'pid 13 on app-2', 1);
@@ -196,7 +196,7 @@ for (const [firstTarget, secondTarget] of pairs) {
       "fails a worker leased in one database on the other's configured shard, naming both",
       async () => {
         const [a, b] = await pair({ shard: 3 }, { shard: 4 });
-        await a.sql.query(idSpaceSql[a.dialect].addShard, [6]);
+        await queryState(a.sql, idSpaceSql[a.dialect].addShard, [6]);
         await lease(b, 3, 'pid 12 on host');
         await lease(b, 6, 'pid 14 on host');
         // The other way round too: a lease in A on B's shard.
@@ -237,7 +237,7 @@ for (const [firstTarget, secondTarget] of pairs) {
         const [a, b] = await empty();
         await install(a.sql, { shard: 0, upTo: before[a.dialect] });
         await install(b.sql, { shard: 1, upTo: before[b.dialect] });
-        await a.sql.query(idSpaceSql[a.dialect].addShard, [2]);
+        await queryState(a.sql, idSpaceSql[a.dialect].addShard, [2]);
         // Before the id space a generator leases the lowest free worker id, whatever shards exist.
         const generators = [
           await SnowflakeGenerator.start(a.sql, { maxWorker: 3, holder: 'app on a' }),
@@ -337,11 +337,11 @@ for (const [firstTarget, secondTarget] of pairs) {
           ['apart', [4, 1], [6, 2]],
         ];
         for (const [name, [stepA, offsetA], [stepB, offsetB]] of tickets) {
-          await a.sql.query(idSpaceSql[a.dialect].ticket, [name, stepA, offsetA]);
-          await b.sql.query(idSpaceSql[b.dialect].ticket, [name, stepB, offsetB]);
+          await queryState(a.sql, idSpaceSql[a.dialect].ticket, [name, stepA, offsetA]);
+          await queryState(b.sql, idSpaceSql[b.dialect].ticket, [name, stepB, offsetB]);
         }
         // On one database only: nothing to compare.
-        await a.sql.query(idSpaceSql[a.dialect].ticket, ['alone', 1, 1]);
+        await queryState(a.sql, idSpaceSql[a.dialect].ticket, ['alone', 1, 1]);
         const { code, report, stderr } = await doctor([a.url, b.url]);
         expect(code).toBe(1);
         const [labelA, labelB] = report.databases.map((database) => database.database);

@@ -19,6 +19,7 @@ import { skewCheck } from '../../packages/cli/src/doctor/skew-check.js';
 import { describeTargets } from '../support/database.js';
 import { pgClock } from '../support/pg-clock.js';
 import { openPgliteDir } from '../support/pglite-template.js';
+import { queryState } from '../support/state-sql.js';
 import { mysqlUrl, pgUrl, type TargetName, withDatabase } from '../support/targets.js';
 import { dialectOf, nextIdSql, urlFor } from './cli-targets.js';
 import { type CheckJson, type DoctorJson, doctor } from './doctor-run.js';
@@ -83,7 +84,7 @@ const call = {
     nextIds: 'select count(*) from sheaf.next_ids(2000)',
   },
   mysql: {
-    segment: 'call sheaf_create_segment(?, ?, ?, null)',
+    segment: 'call {state}.sheaf_create_segment(?, ?, ?, null)',
     alloc: "call sheaf_alloc_segment('orders', null)",
     lease: "call sheaf_lease_worker('doctor test', 600000, ?)",
     nextIds: 'call sheaf_next_ids(2000)',
@@ -102,7 +103,7 @@ describeTargets('sheaf doctor', (db, target) => {
       expect((await sheaf(['install', '--url', url, '--shard', '9'])).code).toBe(0);
       await withExecutor(url, async (sql) => {
         await sql.query(nextIdSql[dialect]);
-        await sql.query(call[dialect].segment, ['orders', 1000, 0]);
+        await queryState(sql, call[dialect].segment, ['orders', 1000, 0]);
         await sql.query(call[dialect].alloc);
         await sql.query(call[dialect].lease, [4095]);
       });
@@ -317,8 +318,8 @@ describeTargets('sheaf doctor', (db, target) => {
       expect((await sheaf(['install', '--url', url])).code).toBe(0);
       await withExecutor(url, async (sql) => {
         // 1,000 allocations of 1,000 left: 10.4 days at one per 15 minutes.
-        await sql.query(call[dialect].segment, ['near', 1000, (maxBigint - 1_000_000n).toString()]);
-        await sql.query(call[dialect].segment, ['far', 1000, '0']);
+        await queryState(sql, call[dialect].segment, ['near', 1000, (maxBigint - 1_000_000n).toString()]);
+        await queryState(sql, call[dialect].segment, ['far', 1000, '0']);
       });
       const { code, report } = await doctor([url]);
       expect(code).toBe(0);
@@ -328,7 +329,9 @@ describeTargets('sheaf doctor', (db, target) => {
       );
       expect(checkOf(report, 'segment far')).toMatchObject({ status: 'ok' });
 
-      await withExecutor(url, (sql) => sql.query(call[dialect].segment, ['full', 1000, (maxBigint - 10n).toString()]));
+      await withExecutor(url, (sql) =>
+        queryState(sql, call[dialect].segment, ['full', 1000, (maxBigint - 10n).toString()]),
+      );
       const exhausted = await doctor([url]);
       expect(exhausted.code).toBe(1);
       expect(checkOf(exhausted.report, 'segment full')).toMatchObject({

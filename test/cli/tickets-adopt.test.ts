@@ -3,6 +3,7 @@
 // docs/tickets-adopt.md with writers still drawing classic tickets while adopt runs.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeTargets, type Opened, openDatabase } from '../support/database.js';
+import { queryState } from '../support/state-sql.js';
 import { sheaf } from './run-sheaf.js';
 import { type ClassicServer, classicServer, type SheafServer, sheafServer } from './tickets-adopt-support.js';
 
@@ -93,9 +94,10 @@ describeTargets(
     });
 
     it('refuses, changing nothing anywhere: swapped offsets, a ticket already in use, no sheaf, bad usage', async () => {
-      await sheafs[0]!.executor.query(
+      await queryState(
+        sheafs[0]!.executor,
         target === 'mariadb'
-          ? "call sheaf_create_ticket('legacy', 2, 1)"
+          ? "call {state}.sheaf_create_ticket('legacy', 2, 1)"
           : "select sheaf.create_ticket('legacy', 2, 1)",
       );
       await sheafs[0]!.draw('legacy');

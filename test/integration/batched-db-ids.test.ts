@@ -2,9 +2,10 @@ import { BatchedDbIds, decodeId, install } from '@sheaf/core';
 import { beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { queryState } from '../support/state-sql.js';
 import { until } from '../support/test-clock.js';
 
-const addShard = { postgres: 'select sheaf.add_shard(9)', mysql: 'call sheaf_add_shard(9)' };
+const addShard = { postgres: 'select sheaf.add_shard(9)', mysql: 'call {state}.sheaf_add_shard(9)' };
 
 describeTargets('BatchedDbIds', (db) => {
   const sql = () => db().executor;
@@ -31,7 +32,7 @@ describeTargets('BatchedDbIds', (db) => {
   it('generates for another shard on request and refuses Number mode for ids above 2^53', async () => {
     // A shard other than its own is one the database must have been given (SHARD_NOT_OWNED otherwise).
     await expectSheafRejection(new BatchedDbIds(sql(), { batchSize: 10, shard: 9 }).next(), 'SHARD_NOT_OWNED', '9');
-    await sql().query(addShard[db().target === 'mariadb' ? 'mysql' : 'postgres']);
+    await queryState(sql(), addShard[db().target === 'mariadb' ? 'mysql' : 'postgres']);
     const onShard = new BatchedDbIds(sql(), { batchSize: 10, shard: 9 });
     expect(decodeId(await onShard.next()).shardId).toBe(9);
     await onShard.close();

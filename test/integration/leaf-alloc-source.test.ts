@@ -3,6 +3,7 @@ import { afterEach, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafError, expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { leafSegment, leafTableSql, rawConnection, versionedSegment } from '../support/leaf-server.js';
+import { queryState } from '../support/state-sql.js';
 
 // Meituan Leaf's leaf_alloc table shared by Leaf servers (their own SQL, on connections of their
 // own) and sheaf's generators during a rolling switch, and the copy into sheaf.segments.
@@ -136,9 +137,11 @@ describeTargets(
               `select max_id + 10000, step into @sheaf_max, @sheaf_step from ${table} where biz_tag = ?`,
               ['orders'],
             );
-            await session.query(`call sheaf_create_segment(?, @sheaf_step, @sheaf_max, 'adopted from ${table}')`, [
-              'orders',
-            ]);
+            await queryState(
+              session,
+              `call {state}.sheaf_create_segment(?, @sheaf_step, @sheaf_max, 'adopted from ${table}')`,
+              ['orders'],
+            );
           }
         });
         for (let i = 0; i < 50; i++) leafIds.push(...(await leafSegment(target, server, table, 'orders')));

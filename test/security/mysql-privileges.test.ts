@@ -49,6 +49,17 @@ const clockReaders = async (sql: SqlExecutor) =>
     )
   ).map((row) => row.name);
 
+/** The admin procedures, unqualified: since 0013 they are in `sheaf_<database>` alone. */
+const adminCalls = [
+  "sheaf_configure(9, 'sheaf', 1704067200000, 41, 12, 10, false)",
+  "sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, true)",
+  "sheaf_create_ticket('x', 1, 1)",
+  "sheaf_create_segment('x', 10, 0, null)",
+  "sheaf_create_segment_class('x', 2, 0, 10, 0, null)",
+  "sheaf_adopt_ticket('x', 1, 1, 0, 0)",
+  'sheaf_add_shard(9)',
+];
+
 /** Every id is of shard 4 and taken no earlier than `before`, nor far ahead of now. */
 function expectFresh(ids: readonly unknown[], before: number): void {
   for (const id of ids) {
@@ -75,15 +86,15 @@ describeTargets(
       await install(sql, { shard });
       await sql.query('create table orders (id bigint not null auto_increment primary key, v int)');
       await sql.query(sheafTriggerSql('orders', 'id').create);
-      await sql.query("call sheaf_create_ticket('app_t', 1, 1)");
-      await sql.query("call sheaf_create_segment('app_s', 100, 0, null)");
+      await queryState(sql, "call {state}.sheaf_create_ticket('app_t', 1, 1)");
+      await queryState(sql, "call {state}.sheaf_create_segment('app_s', 100, 0, null)");
       accounts = suiteAccounts(db());
       exec = await accounts.create('exec');
       app = await accounts.create('app');
       inserter = await accounts.create('ins');
       await sql.query(`grant execute on \`${database()}\`.* to ${exec.sql}`);
-      await sql.query('call sheaf_add_shard(7)');
-      await sql.query('call sheaf_add_shard(2)');
+      await queryState(sql, 'call {state}.sheaf_add_shard(7)');
+      await queryState(sql, 'call {state}.sheaf_add_shard(2)');
       const granted = await grant(sql, app.name);
       expect(granted.statements).toEqual(mysqlAppGrants(app.name, database()));
       for (const account of [exec, app, inserter]) await sql.query(`grant insert, select on orders to ${account.sql}`);
@@ -94,15 +105,11 @@ describeTargets(
 
     it('EXECUTE on the database does not let an account configure sheaf or create tickets and segments', async () => {
       await exec.as(async (session) => {
-        for (const statement of [
-          "call sheaf_configure(9, 'sheaf', 1704067200000, 41, 12, 10, false)",
-          "call sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, true)",
-          "call sheaf_create_ticket('x', 1, 1)",
-          "call sheaf_create_segment('x', 10, 0, null)",
-        ]) {
-          // ER_PROCACCESS_DENIED_ERROR: the forwards run as their caller, who may not execute the
-          // routines of sheaf's own database (nor write its tables).
-          expect(await refusal(session.query(statement)), statement).toBe(1370);
+        for (const statement of adminCalls) {
+          // ER_PROCACCESS_DENIED_ERROR: EXECUTE on the application's database gives no right in sheaf's.
+          expect(await refusal(session.query(`call \`sheaf_${database()}\`.${statement}`)), statement).toBe(1370);
+          // ER_SP_DOES_NOT_EXIST: since 0013 no routine of the name in the application's database.
+          expect(await refusal(session.query(`call ${statement}`)), statement).toBe(1305);
         }
       });
       expect(await settings(db().executor)).toEqual({ shard, testClock: 0 });
@@ -110,7 +117,9 @@ describeTargets(
 
     it('a session clock set to 2093 moves nothing: ids follow the real clock', async () => {
       await exec.as(async (session) => {
-        await session.query("call sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, true)").catch(() => undefined);
+        await session
+          .query(`call \`sheaf_${database()}\`.sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, true)`)
+          .catch(() => undefined);
         await session.query('set @sheaf_clock_ms = ?, @sheaf_clock_offset_ms = 0, @sheaf_id_next = null', [
           Date.UTC(2093, 0, 1),
         ]);
@@ -132,7 +141,7 @@ describeTargets(
       expect(await clockReaders(sql)).toEqual([]);
       await sql.session(beforeEpoch);
       // sheaf_configure records the flag; the production function still ignores the variables.
-      await sql.query("call sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, true)");
+      await queryState(sql, "call {state}.sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, true)");
       expect(await settings(sql)).toEqual({ shard, testClock: 1 });
       expect(await clockReaders(sql)).toEqual([]);
       await sql.session(beforeEpoch);
@@ -224,7 +233,7 @@ describeTargets(
         await session.query('set @sheaf_clock_ms = ?', [Date.now() + 3_600_000]);
         const [first] = await session.query<{ id: string }>('select sheaf_next_id() as id');
         expect(shardOf(first?.id)).toBe(shard);
-        await admin.query("call sheaf_configure(6, 'sheaf', 1704067200000, 41, 12, 10, true)");
+        await queryState(admin, "call {state}.sheaf_configure(6, 'sheaf', 1704067200000, 41, 12, 10, true)");
         const inserted = await session.query<{ id: string }>('insert into orders (v) values (1), (2) returning id');
         const [selected] = await session.query<{ id: string }>('select sheaf_next_id() as id');
         // The same with an id of the old shard written into the variables, as a session could.
@@ -287,12 +296,9 @@ describeTargets(
         expect(JSON.parse(String(decoded?.d)).shard_id).toBe(shard);
         expect(shardOf(decoded?.e)).toBe(3);
         for (const statement of [
-          "call sheaf_configure(9, 'sheaf', 1704067200000, 41, 12, 10, false)",
-          "call sheaf_create_ticket('x', 1, 1)",
-          "call sheaf_create_segment('x', 10, 0, null)",
+          ...adminCalls.map((call) => `call \`sheaf_${database()}\`.${call}`),
           `call \`sheaf_${database()}\`.sheaf__fail(30001, 'x')`,
           `select \`sheaf_${database()}\`.sheaf_next_id()`,
-          'call sheaf_add_shard(9)',
         ]) {
           // ER_PROCACCESS_DENIED_ERROR: no EXECUTE on them.
           expect(await refusal(session.query(statement)), statement).toBe(1370);
@@ -312,43 +318,29 @@ describeTargets(
       expect(await settings(db().executor)).toEqual({ shard, testClock: 0 });
     });
 
-    it("admins use sheaf's owner account: EXECUTE on the database and on the admin forwards does not configure", async () => {
+    it("admins use sheaf's owner account: EXECUTE on the database does not configure, and it has no admin routine", async () => {
       const admin = await accounts.create('admin');
-      const on = `\`${database()}\``;
-      for (const statement of [
-        `grant execute on ${on}.* to ${admin.sql}`,
-        `grant execute on procedure ${on}.sheaf_configure to ${admin.sql}`,
-        `grant execute on procedure ${on}.sheaf_add_shard to ${admin.sql}`,
-        `grant execute on procedure ${on}.sheaf_create_ticket to ${admin.sql}`,
-        `grant execute on procedure ${on}.sheaf_create_segment to ${admin.sql}`,
-      ]) {
-        await db().executor.query(statement);
-      }
+      await db().executor.query(`grant execute on \`${database()}\`.* to ${admin.sql}`);
       await admin.as(async (session) => {
-        for (const statement of [
-          "call sheaf_configure(5, 'sheaf', 1704067200000, 41, 12, 10, false)",
-          "call sheaf_create_ticket('admin_t', 2, 1)",
-          "call sheaf_create_segment('admin_s', 10, 0, null)",
-          'call sheaf_add_shard(11)',
-        ]) {
-          // The forwards run as their caller, who may not execute sheaf's own routines.
-          expect(await refusal(session.query(statement)), statement).toBe(1370);
+        for (const statement of adminCalls) {
+          expect(await refusal(session.query(`call \`sheaf_${database()}\`.${statement}`)), statement).toBe(1370);
+          expect(await refusal(session.query(`call ${statement}`)), statement).toBe(1305);
         }
       });
       expect(await settings(db().executor)).toEqual({ shard, testClock: 0 });
-      // The account that installed sheaf administers it through the same forwards.
+      // The account that installed sheaf administers it in sheaf's own database.
       const owner = db().executor;
-      await owner.query("call sheaf_configure(5, 'sheaf', 1704067200000, 41, 12, 10, false)");
+      await queryState(owner, "call {state}.sheaf_configure(5, 'sheaf', 1704067200000, 41, 12, 10, false)");
       expect(await settings(owner)).toEqual({ shard: 5, testClock: 0 });
       await expectSheafRejection(
-        owner.query("call sheaf_configure(5, 'twitter', 1288834974657, 41, 10, 12, false)"),
+        queryState(owner, "call {state}.sheaf_configure(5, 'twitter', 1288834974657, 41, 10, 12, false)"),
         'LAYOUT_LOCKED',
       );
-      await expectSheafRejection(owner.query("call sheaf_create_ticket('', 1, 1)"), 'INVALID_ARGUMENT');
-      await owner.query("call sheaf_create_ticket('admin_t', 2, 1)");
-      await owner.query("call sheaf_create_segment('admin_s', 10, 0, null)");
-      await owner.query('call sheaf_add_shard(11)');
-      await owner.query("call sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, false)");
+      await expectSheafRejection(queryState(owner, "call {state}.sheaf_create_ticket('', 1, 1)"), 'INVALID_ARGUMENT');
+      await queryState(owner, "call {state}.sheaf_create_ticket('admin_t', 2, 1)");
+      await queryState(owner, "call {state}.sheaf_create_segment('admin_s', 10, 0, null)");
+      await queryState(owner, 'call {state}.sheaf_add_shard(11)');
+      await queryState(owner, "call {state}.sheaf_configure(4, 'sheaf', 1704067200000, 41, 12, 10, false)");
       const [created] = await queryState<{ tickets: unknown; segments: unknown; shards: unknown }>(
         owner,
         `select (select count(*) from {state}.sheaf_tickets where name = 'admin_t') as tickets,

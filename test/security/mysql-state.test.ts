@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { type SuiteAccount, type SuiteAccounts, suiteAccounts } from '../support/mysql-accounts.js';
 import { type AppDatabase, appDatabase } from '../support/mysql-app-database.js';
+import { queryState } from '../support/state-sql.js';
 
 const shard = 4;
 const layout = presets.sheaf;
@@ -10,6 +11,18 @@ const layout = presets.sheaf;
 const chunkOf = (ms: number) => BigInt(ms - layout.epoch) << 2n;
 const yearAhead = () => chunkOf(Date.now() + 365 * 86_400_000);
 const endOfLayout = (BigInt(layout.lastMs - layout.epoch) + 1n) << 2n;
+
+/** The routines 0013 took out of the application's database: kind, name, number of parameters. */
+const planted = [
+  ['procedure', 'sheaf_configure', 7],
+  ['procedure', 'sheaf_add_shard', 1],
+  ['procedure', 'sheaf_create_ticket', 3],
+  ['procedure', 'sheaf_adopt_ticket', 5],
+  ['procedure', 'sheaf_create_segment', 4],
+  ['procedure', 'sheaf_create_segment_class', 6],
+  ['function', 'sheaf_claim_shard', 4],
+  ['function', 'sheaf_release_shard', 3],
+] as const;
 
 /** The MySQL error number a refused statement failed with; undefined when it succeeded. */
 async function refusal(promise: Promise<unknown>): Promise<number | undefined> {
@@ -99,9 +112,9 @@ describeTargets(
       // grant() grants only on the installed version: the same statements, run before the upgrade.
       for (const statement of mysqlAppGrants(app11.name, app.name)) await sql.query(statement);
       await sql.query(`grant select, insert on orders to ${app11.sql}`);
-      await sql.query("call sheaf_create_ticket('t', 1, 1)");
-      await sql.query("call sheaf_create_segment('s', 100, 0, null)");
-      await sql.query('call sheaf_add_shard(7)');
+      await queryState(sql, "call {state}.sheaf_create_ticket('t', 1, 1)");
+      await queryState(sql, "call {state}.sheaf_create_segment('s', 100, 0, null)");
+      await queryState(sql, 'call {state}.sheaf_add_shard(7)');
       const ticket = async (session: SqlExecutor) =>
         BigInt(String((await session.query<{ t: string }>("select sheaf_next_ticket('t') as t"))[0]?.t));
       const segment = async (session: SqlExecutor) => {
@@ -213,13 +226,10 @@ describeTargets(
               session.query('create definer = root@localhost function sheaf_mine() returns bigint return 1'),
             ),
           ).toBe(1227);
-          for (const statement of [
-            `call sheaf_configure(12, 'sheaf', ${layout.epoch}, 41, 12, 10, false)`,
-            'call sheaf_add_shard(12)',
-            "call sheaf_create_ticket('x', 1, 1)",
-          ]) {
-            // The admin forwards run as their caller, who may not execute sheaf's routines.
-            expect(await refusal(session.query(statement)), statement).toBe(1370);
+          for (const [, name] of planted) {
+            // Since 0013 the application's database has no routine of these names.
+            const call = `call ${name}()`;
+            expect(await refusal(session.query(call)), call).toBe(1305);
           }
         });
         await expectSheafUnmoved(app, settings);
@@ -239,20 +249,6 @@ describeTargets(
             'create table sheaf_chunks (k bigint not null auto_increment, s bigint not null default 0, primary key (k, s))',
           );
           await session.query(`insert into sheaf_chunks (k) values (${endOfLayout})`);
-          // The admin forwards, altered to run as their definer (the installer), refuse (30023).
-          for (const [kind, name, call] of [
-            ['procedure', 'sheaf_configure', `call sheaf_configure(12, 'sheaf', ${layout.epoch}, 41, 12, 10, false)`],
-            ['procedure', 'sheaf_add_shard', 'call sheaf_add_shard(12)'],
-            ['procedure', 'sheaf_create_ticket', "call sheaf_create_ticket('x', 1, 1)"],
-            ['procedure', 'sheaf_create_segment', "call sheaf_create_segment('x', 10, 0, null)"],
-            ['procedure', 'sheaf_create_segment_class', "call sheaf_create_segment_class('x', 2, 0, 10, 0, null)"],
-            ['procedure', 'sheaf_adopt_ticket', "call sheaf_adopt_ticket('x', 1, 1, 0, 0)"],
-            ['function', 'sheaf_claim_shard', "select sheaf_claim_shard(12, uuid(), 'x', false)"],
-            ['function', 'sheaf_release_shard', 'select sheaf_release_shard(4, uuid(), 0)'],
-          ] as const) {
-            await session.query(`alter ${kind} ${name} sql security definer`);
-            expect(await refusal(session.query(call)), call).toBe(30023);
-          }
           // A forward it drops and creates again runs as itself: its own database's problem.
           await session.query('drop function sheaf_next_id');
           await session.query(
@@ -282,6 +278,46 @@ describeTargets(
           `create function sheaf_next_id() returns bigint not deterministic modifies sql data return ${app.stateSql}.sheaf_next_id()`,
         );
         await expectSheafUnmoved(app, settings);
+      });
+
+      it(`${kind}: routines the owner creates under the names of sheaf's admin routines never run as an admin`, async () => {
+        const app = apps[index]!;
+        const { owner, settings } = setups.get(app.name)!;
+        await app.as(owner, async (session) => {
+          await session.query('create table marker (who varchar(200))');
+          for (const [kind, name, params] of planted) {
+            const args = Array.from({ length: params }, (_, i) => `p${i} text`).join(', ');
+            const mark = `insert into marker values (concat('${name} as ', current_user()))`;
+            await session.query(
+              kind === 'function'
+                ? `create function ${name}(${args}) returns bigint not deterministic modifies sql data sql security invoker
+                    begin ${mark}; return 0; end`
+                : // What an admin running it would give away: sheaf's database to the owner.
+                  `create procedure ${name}(${args}) sql security invoker
+                    begin ${mark}; grant all on ${app.stateSql}.* to ${owner.sql}; end`,
+            );
+          }
+        });
+        // Installing again (configure, the claim of the shard) and reconfiguring call sheaf's own routines.
+        await install(app.root, { shard });
+        await install(app.root);
+        const [before] = settings as { configured_at: Date }[];
+        const configured = await app.root.query<{ configured_at: Date }>(
+          `select * from ${app.stateSql}.sheaf_settings`,
+        );
+        expect(configured).toEqual([{ ...before, configured_at: expect.any(Date) }]);
+        expect(configured[0]!.configured_at.getTime()).toBeGreaterThan(before!.configured_at.getTime());
+        expect(await app.root.query('select who from marker')).toEqual([]);
+        const grants = await app.root.query<Record<string, string>>(`show grants for ${owner.sql}`);
+        expect(grants.map((row) => Object.values(row)[0]).join('\n')).not.toContain(app.stateSql);
+        // What an admin calling the unqualified name would have run, as itself.
+        await app.root.query("select sheaf_claim_shard(12, uuid(), 'x', false)");
+        expect(await app.root.query('select who from marker')).toEqual([
+          { who: expect.stringMatching(/^sheaf_claim_shard as root@/) },
+        ]);
+        for (const [kind, name] of planted) await app.root.query(`drop ${kind} ${name}`);
+        await app.root.query('drop table marker');
+        await expectSheafUnmoved(app, configured);
       });
     }
   },

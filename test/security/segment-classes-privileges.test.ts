@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { type SuiteAccount, type SuiteAccounts, suiteAccounts } from '../support/mysql-accounts.js';
 import { type SuiteRoles, suiteRoles } from '../support/pg-roles.js';
+import { queryState } from '../support/state-sql.js';
 
 /** The SQLSTATE (PostgreSQL) or errno (MySQL) a refused statement failed with; undefined when it succeeded. */
 async function refusal(promise: Promise<unknown>): Promise<string | number | undefined> {
@@ -93,8 +94,8 @@ describeTargets(
       await sql.query(`grant execute on procedure sheaf_alloc_segment to ${app.sql}`);
       await install(sql);
       expect(sqlVersion('mysql')).toBeGreaterThanOrEqual(8);
-      await sql.query("call sheaf_create_segment_class('spread', 2, 1, 10, 0, null)");
-      await sql.query("call sheaf_create_segment('plain', 10, 0, null)");
+      await queryState(sql, "call {state}.sheaf_create_segment_class('spread', 2, 1, 10, 0, null)");
+      await queryState(sql, "call {state}.sheaf_create_segment('plain', 10, 0, null)");
       await app.as(async (session) => {
         const [found] = await session.query<{ delta: number; remainder: number }>("call sheaf_segment_class('spread')");
         expect([Number(found?.delta), Number(found?.remainder)]).toEqual([2, 1]);
@@ -104,11 +105,11 @@ describeTargets(
         expect([String(range?.first_id), String(range?.last_id)]).toEqual(['1', '19']);
         const [plain] = await session.query<{ first_id: unknown }>("call sheaf_alloc_segment('plain', null)");
         expect(String(plain?.first_id)).toBe('1');
-        for (const statement of [
-          "call sheaf_create_segment_class('x', 2, 0, 10, 0, null)",
-          "update sheaf_segments set remainder = 0 where biz_tag = 'spread'",
-        ]) {
-          expect(await refusal(session.query(statement)), statement).toBeTypeOf('number');
+        for (const [statement, errno] of [
+          ["call {state}.sheaf_create_segment_class('x', 2, 0, 10, 0, null)", 1370],
+          ["update {state}.sheaf_segments set remainder = 0 where biz_tag = 'spread'", 1142],
+        ] as const) {
+          expect(await refusal(queryState(session, statement)), statement).toBe(errno);
         }
       });
       await uninstall(sql, { force: true });

@@ -11,6 +11,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { createScratchMariadb, mariadbMissing, type ScratchMariadb } from '../support/scratch-mariadb.js';
+import { queryState } from '../support/state-sql.js';
 import { selectedTargets } from '../support/targets.js';
 
 const missing = selectedTargets().includes('mariadb') ? mariadbMissing() : 'mariadb is not in SHEAF_TEST_TARGETS';
@@ -81,7 +82,7 @@ describe.skipIf(missing !== undefined)(
       const rows = await executor.query<{ id: string }>('select id from binlog_orders');
       expect(rows.every((row) => decodeId(row.id, presets.sheaf).shardId === 11)).toBe(true);
 
-      await executor.query("call sheaf_create_ticket('orders', 2, 1)");
+      await queryState(executor, "call {state}.sheaf_create_ticket('orders', 2, 1)");
       const tickets = [];
       for (let i = 0; i < 3; i++) {
         const [ticket] = await executor.query<{ t: string }>("select sheaf_next_ticket('orders') as t");
@@ -89,7 +90,7 @@ describe.skipIf(missing !== undefined)(
       }
       expect(tickets).toEqual([1, 3, 5]);
 
-      await executor.query("call sheaf_create_segment('orders', 100, 0, null)");
+      await queryState(executor, "call {state}.sheaf_create_segment('orders', 100, 0, null)");
       const [first] = await executor.query<{ first_id: unknown; last_id: unknown }>(
         "call sheaf_alloc_segment('orders', null)",
       );

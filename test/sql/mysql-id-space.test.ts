@@ -18,14 +18,16 @@ import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { clean, IdTally, idSpaceReport } from '../support/id-space.js';
 import { suiteAccounts } from '../support/mysql-accounts.js';
 import { nextIds } from '../support/mysql-calls.js';
-import { queryState } from '../support/state-sql.js';
+import { queryState, stateSql } from '../support/state-sql.js';
 
 interface Lease {
   worker_id: number;
   lease_token: string;
   last_timestamp_ms: string;
 }
-const configure = (shard: number) => `call sheaf_configure(${shard}, 'sheaf', 1704067200000, 41, 12, 10, false)`;
+const configureArgs = "'sheaf', 1704067200000, 41, 12, 10, false";
+const configure = (sql: SqlExecutor, shard: number) =>
+  queryState(sql, `call {state}.sheaf_configure(?, ${configureArgs})`, [shard]);
 const leaseWorker = (sql: SqlExecutor, holder: string, max: number, ms = 60_000) =>
   sql.query<Lease>('call sheaf_lease_worker(?, ?, ?)', [holder, ms, max]).then((rows) => rows[0]!);
 const leaseWorkerId = (sql: SqlExecutor, holder: string, id: number, ms = 60_000) =>
@@ -78,10 +80,10 @@ describeTargets(
       await fresh(sql(), 0);
       const lease = await leaseWorkerId(sql(), 'gen-7', 7);
       const before = await row(sql(), 7);
-      await expectSheafRejection(sql().query('call sheaf_add_shard(7)'), 'SHARD_TAKEN', "worker 'gen-7'");
-      await expectSheafRejection(sql().query(configure(7)), 'SHARD_TAKEN', "worker 'gen-7'");
-      const claim = 'select sheaf_claim_shard(7, ?, ?, false) as last_ms';
-      await expectSheafRejection(sql().query(claim, [randomUUID(), 'other db']), 'SHARD_TAKEN', "'gen-7'");
+      await expectSheafRejection(queryState(sql(), 'call {state}.sheaf_add_shard(7)'), 'SHARD_TAKEN', "worker 'gen-7'");
+      await expectSheafRejection(configure(sql(), 7), 'SHARD_TAKEN', "worker 'gen-7'");
+      const claim = 'select {state}.sheaf_claim_shard(7, ?, ?, false) as last_ms';
+      await expectSheafRejection(queryState(sql(), claim, [randomUUID(), 'other db']), 'SHARD_TAKEN', "'gen-7'");
       expect(await row(sql(), 7)).toEqual(before);
       expect(
         Number(
@@ -90,11 +92,15 @@ describeTargets(
       ).toBe(0);
       // Closed with a last millisecond ahead of the clock: still refused until the clock passed it.
       await sql().query('select sheaf_close_worker(7, ?, ?)', [lease.lease_token, Date.now() + 60_000]);
-      await expectSheafRejection(sql().query('call sheaf_add_shard(7)'), 'SHARD_TAKEN', 'issued by a worker up to');
+      await expectSheafRejection(
+        queryState(sql(), 'call {state}.sheaf_add_shard(7)'),
+        'SHARD_TAKEN',
+        'issued by a worker up to',
+      );
       await queryState(sql(), 'update {state}.sheaf_workers set last_timestamp_ms = ? where worker_id = 7', [
         Date.now() - 5,
       ]);
-      await sql().query('call sheaf_add_shard(7)');
+      await queryState(sql(), 'call {state}.sheaf_add_shard(7)');
       expect(await row(sql(), 7)).toMatchObject({ kind: 'database', lease_token: null, expires_ms: null });
     });
 
@@ -102,7 +108,7 @@ describeTargets(
       await fresh(sql(), 3);
       const ids = await nextIds(sql(), 2000);
       const lastIssued = Math.max(...ids.map((id) => decodeId(id).ms));
-      await sql().query(configure(4));
+      await configure(sql(), 4);
       const released = await row(sql(), 3);
       expect(released).toMatchObject({ kind: 'worker', holder: null, database_id: null, expires_ms: null });
       expect(Number(released!.last_timestamp_ms)).toBeGreaterThanOrEqual(lastIssued);
@@ -111,21 +117,21 @@ describeTargets(
       expect(Number(lease.last_timestamp_ms)).toBeGreaterThanOrEqual(lastIssued);
       expect(decodeId((await nextIds(sql(), 1))[0]!).shardId).toBe(4);
       // A logical shard stays the database's when the configured shard moves off it.
-      await sql().query('call sheaf_add_shard(9)');
-      await sql().query(configure(9));
+      await queryState(sql(), 'call {state}.sheaf_add_shard(9)');
+      await configure(sql(), 9);
       expect((await row(sql(), 4))!.kind).toBe('worker');
-      await sql().query(configure(5));
+      await configure(sql(), 5);
       expect((await row(sql(), 9))!.kind).toBe('database');
       // Moving straight back waits out the few ms the release recorded ahead of the clock.
       await nextIds(sql(), 500);
-      await sql().query(configure(4));
-      await sql().query(configure(5));
+      await configure(sql(), 4);
+      await configure(sql(), 5);
       expect((await row(sql(), 5))!.kind).toBe('database');
     });
 
     it('giving a shard back marks no id as issued: the layout stays open until the first id', async () => {
       await fresh(sql(), 3);
-      await sql().query(configure(4));
+      await configure(sql(), 4);
       await install(sql(), { shard: 6, layout: 'twitter' });
       expect((await row(sql(), 4))!.kind).toBe('worker');
       await nextIds(sql(), 1);
@@ -135,10 +141,10 @@ describeTargets(
 
     it('claim_shard: idempotent for a database, refused for another naming it; pending claims adopted by the same holder', async () => {
       await fresh(sql(), 0);
-      await sql().query('call sheaf_add_shard(12)');
+      await queryState(sql(), 'call {state}.sheaf_add_shard(12)');
       const { database_id, database_name } = await own(sql());
       const claim = (shard: number, id: string, holder: string, pending: boolean) =>
-        sql().query<{ last_ms: string }>('select sheaf_claim_shard(?, ?, ?, ?) as last_ms', [
+        queryState<{ last_ms: string }>(sql(), 'select {state}.sheaf_claim_shard(?, ?, ?, ?) as last_ms', [
           shard,
           id,
           holder,
@@ -166,7 +172,7 @@ describeTargets(
       await claim(20, b, 'installer x', true);
       expect((await row(sql(), 20))!.expires_ms).toBeNull();
       const release = (id: string, last: number) =>
-        sql().query<{ ok: number }>('select sheaf_release_shard(20, ?, ?) as ok', [id, last]);
+        queryState<{ ok: number }>(sql(), 'select {state}.sheaf_release_shard(20, ?, ?) as ok', [id, last]);
       expect(Number((await release(a, 5))[0]!.ok)).toBe(0);
       expect(Number((await release(b, 123))[0]!.ok)).toBe(1);
       expect(await row(sql(), 20)).toMatchObject({ kind: 'worker', last_timestamp_ms: '123', database_id: null });
@@ -179,10 +185,14 @@ describeTargets(
       await queryState(sql(), "call {state}.sheaf__use_registry('registry on db1:3306 (5f0c…)')");
       await expectSheafRejection(leaseWorker(sql(), 'w', 63), 'REGISTRY_ELSEWHERE', 'registry on db1:3306');
       await expectSheafRejection(leaseWorkerId(sql(), 'w', 40), 'REGISTRY_ELSEWHERE');
-      await expectSheafRejection(sql().query('call sheaf_add_shard(30)'), 'REGISTRY_ELSEWHERE', 'shard 30');
+      await expectSheafRejection(
+        queryState(sql(), 'call {state}.sheaf_add_shard(30)'),
+        'REGISTRY_ELSEWHERE',
+        'shard 30',
+      );
       await sql().session(async (session) => {
         await session.query('set @sheaf_registered_shard = 30');
-        await session.query('call sheaf_add_shard(30)');
+        await queryState(session, 'call {state}.sheaf_add_shard(30)');
         await session.query('set @sheaf_registered_shard = null');
       });
       expect((await row(sql(), 30))!.kind).toBe('database');
@@ -204,10 +214,13 @@ describeTargets(
       const claimer = (mine: (value: number) => boolean, move: boolean) => async () => {
         const admin = await db().connect();
         try {
+          // Resolved before the race, which the look-up would slow.
+          const claim = await stateSql(
+            admin.executor,
+            move ? `call {state}.sheaf_configure(?, ${configureArgs})` : 'call {state}.sheaf_add_shard(?)',
+          );
           for (const value of values.filter(mine)) {
-            await admin.executor
-              .query(move ? configure(value) : `call sheaf_add_shard(${value})`)
-              .then(() => (move ? configured : added).push(value), refusedOnly);
+            await admin.executor.query(claim, [value]).then(() => (move ? configured : added).push(value), refusedOnly);
           }
         } finally {
           await admin.close();
@@ -349,25 +362,31 @@ describeTargets(
         await app.as(async (session) => {
           expect((await leaseWorkerId(session, 'app', 9)).worker_id).toBe(9);
           await expectSheafRejection(leaseWorkerId(session, 'app', 2), 'SHARD_TAKEN', 'database');
-          // ER_PROCACCESS_DENIED_ERROR: no EXECUTE on them.
-          for (const statement of [
-            "select sheaf_claim_shard(9, uuid(), 'x', false)",
-            'select sheaf_release_shard(2, uuid(), 0)',
-          ]) {
-            await expect(session.query(statement), statement).rejects.toMatchObject({ errno: 1370 });
-          }
         });
         const state = `\`sheaf_${new URL(db().url!).pathname.slice(1)}\``;
+        for (const account of [app, exec]) {
+          await account.as(async (session) => {
+            // ER_PROCACCESS_DENIED_ERROR in sheaf's own database, where EXECUTE on the application's
+            // gives no right.
+            for (const statement of [
+              `select ${state}.sheaf_claim_shard(9, uuid(), 'x', false)`,
+              `select ${state}.sheaf_release_shard(2, uuid(), 0)`,
+              `call ${state}.sheaf__use_registry('x')`,
+              `call ${state}.sheaf_add_shard(30)`,
+            ]) {
+              await expect(session.query(statement), statement).rejects.toMatchObject({ errno: 1370 });
+            }
+          });
+        }
         await exec.as(async (session) => {
-          // They run as their caller, whom EXECUTE on the application's database gives no right in
-          // sheaf's own: ER_PROCACCESS_DENIED_ERROR on the routine the forward calls.
+          // Since 0013 the application's database has no routine of these names (ER_SP_DOES_NOT_EXIST),
+          // which only an account with EXECUTE there is told.
           for (const statement of [
             "select sheaf_claim_shard(9, uuid(), 'x', false)",
             'select sheaf_release_shard(2, uuid(), 0)',
-            `call ${state}.sheaf__use_registry('x')`,
             'call sheaf_add_shard(30)',
           ]) {
-            await expect(session.query(statement), statement).rejects.toMatchObject({ errno: 1370 });
+            await expect(session.query(statement), statement).rejects.toMatchObject({ cause: { errno: 1305 } });
           }
         });
         expect((await row(sql(), 2))!.kind).toBe('database');
@@ -379,7 +398,7 @@ describeTargets(
     // Nine fresh installs, each repaired by an install that applies 0006 and every later file.
     it('0006 stopped after any statement is applied again by the next install and ends as a fresh install', async () => {
       await fresh(sql(), 3);
-      await sql().query('call sheaf_add_shard(8)');
+      await queryState(sql(), 'call {state}.sheaf_add_shard(8)');
       const expected = await routines(sql());
       // After: the check procedure is made; it ran (columns added); each pending claim; each drop of a
       // replaced routine; everything but the confirmations; all but the last confirmation.
@@ -398,7 +417,7 @@ describeTargets(
       expect(stops).toEqual([1, 2, 9, 10, 11, 13, 17, 19, 20]);
       for (const stop of stops) {
         await fresh(sql(), 3, 5);
-        await sql().query('call sheaf_add_shard(8)');
+        await queryState(sql(), 'call {state}.sheaf_add_shard(8)');
         for (const statement of file6.slice(0, stop)) await sql().query(statement);
         expect((await install(sql())).applied, `stopped after ${stop}`).toEqual(fromSix);
         expect(await routines(sql()), `stopped after ${stop}`).toEqual(expected);

@@ -11,6 +11,7 @@ import mariadb, { type Pool } from 'mariadb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { queryState } from '../support/state-sql.js';
 
 // The same database as the suite's mysql2 pool, through the `mariadb` driver itself.
 describeTargets(
@@ -42,7 +43,7 @@ describeTargets(
       expect(many).toHaveLength(500);
       expect(new Set(many.map((row) => row.id)).size).toBe(500);
       expect(many.every((row) => decodeId(row.id, presets.sheaf).shardId === 5)).toBe(true);
-      expect(await executor.query("call sheaf_create_ticket('mdb', 1, 1)")).toEqual([]);
+      expect(await queryState(executor, "call {state}.sheaf_create_ticket('mdb', 1, 1)")).toEqual([]);
       const [ticket] = await executor.query<{ t: string }>("select sheaf_next_ticket('mdb') as t");
       expect(ticket).toEqual({ t: '1' });
     });

@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { nextIds } from '../support/mysql-calls.js';
+import { queryState } from '../support/state-sql.js';
 
 const maxPerMs = 1024;
 
@@ -113,7 +114,7 @@ describeTargets(
         'shard 4095',
         'sheaf_add_shard(4095)',
       );
-      await db().executor.query('call sheaf_add_shard(4095)');
+      await queryState(db().executor, 'call {state}.sheaf_add_shard(4095)');
       const [row] = await db().executor.query<{ a: string; b: string }>(
         'select sheaf_next_shard_id(4095) as a, sheaf_next_id() as b',
       );
@@ -152,11 +153,11 @@ describeTargets(
       await session.query('set @sheaf_id_next = null');
       expect(decodeId(await one(session), presets.sheaf).shardId).toBe(9);
       await expectSheafRejection(
-        db().executor.query("call sheaf_configure(0, 'Bad Name', 0, 41, 12, 10, false)"),
+        queryState(db().executor, "call {state}.sheaf_configure(0, 'Bad Name', 0, 41, 12, 10, false)"),
         'INVALID_LAYOUT',
       );
       await expectSheafRejection(
-        db().executor.query("call sheaf_configure(0, 'big', 0, 41, 13, 11, false)"),
+        queryState(db().executor, "call {state}.sheaf_configure(0, 'big', 0, 41, 13, 11, false)"),
         'INVALID_LAYOUT',
       );
     });

@@ -43,8 +43,8 @@ describeTargets(
     it('two ticket servers, step 2 at offsets 1 and 2, interleave without collision under 16 clients', async () => {
       const one = db().executor;
       const two = mysql2Executor(second as mysql.Pool);
-      await one.query("call sheaf_create_ticket('orders', 2, 1)");
-      await two.query("call sheaf_create_ticket('orders', 2, 2)");
+      await queryState(one, "call {state}.sheaf_create_ticket('orders', 2, 1)");
+      await queryState(two, "call {state}.sheaf_create_ticket('orders', 2, 2)");
       const sessions = await db().sessions(8);
       const results = await Promise.all([
         ...sessions.map((session) => tickets(session, 'orders', 300)),
@@ -62,7 +62,7 @@ describeTargets(
     });
 
     it('hands out offset, offset + step, … on a quiet server', async () => {
-      await db().executor.query("call sheaf_create_ticket('plain', 3, 2)");
+      await queryState(db().executor, "call {state}.sheaf_create_ticket('plain', 3, 2)");
       const got = await tickets(db().executor, 'plain', 3);
       expect(got[1]! - got[0]!).toBe(3n);
       expect((got[0]! - 2n) % 3n).toBe(0n);
@@ -71,9 +71,21 @@ describeTargets(
     it('refuses unknown tickets, taken names and bad steps', async () => {
       const sql = db().executor;
       await expectSheafRejection(sql.query("select sheaf_next_ticket('nope')"), 'UNKNOWN_TICKET', "'nope'");
-      await expectSheafRejection(sql.query("call sheaf_create_ticket('plain', 1, 1)"), 'NAME_TAKEN', "'plain'");
-      await expectSheafRejection(sql.query("call sheaf_create_ticket('x', 2, 3)"), 'INVALID_ARGUMENT', 'offset 3');
-      await expectSheafRejection(sql.query("call sheaf_create_ticket('x', 0, 1)"), 'INVALID_ARGUMENT', 'step 0');
+      await expectSheafRejection(
+        queryState(sql, "call {state}.sheaf_create_ticket('plain', 1, 1)"),
+        'NAME_TAKEN',
+        "'plain'",
+      );
+      await expectSheafRejection(
+        queryState(sql, "call {state}.sheaf_create_ticket('x', 2, 3)"),
+        'INVALID_ARGUMENT',
+        'offset 3',
+      );
+      await expectSheafRejection(
+        queryState(sql, "call {state}.sheaf_create_ticket('x', 0, 1)"),
+        'INVALID_ARGUMENT',
+        'step 0',
+      );
     });
 
     it('8 sessions allocating segments never overlap', async () => {
@@ -170,13 +182,25 @@ describeTargets(
 
     it('creates tickets and segments idempotently', async () => {
       const sql = db().executor;
-      await sql.query("call sheaf_create_ticket('again', 2, 1)");
-      await sql.query("call sheaf_create_ticket('again', 2, 1)");
-      await expectSheafRejection(sql.query("call sheaf_create_ticket('again', 2, 2)"), 'NAME_TAKEN', 'offset 1');
-      await sql.query("call sheaf_create_segment('again', 10, 0, 'first')");
-      await sql.query("call sheaf_create_segment('again', 10, 0, null)");
-      await expectSheafRejection(sql.query("call sheaf_create_segment('again', 20, 0, null)"), 'NAME_TAKEN', 'step 10');
-      await expectSheafRejection(sql.query("call sheaf_create_segment('x', 0, 0, null)"), 'INVALID_ARGUMENT', 'step');
+      await queryState(sql, "call {state}.sheaf_create_ticket('again', 2, 1)");
+      await queryState(sql, "call {state}.sheaf_create_ticket('again', 2, 1)");
+      await expectSheafRejection(
+        queryState(sql, "call {state}.sheaf_create_ticket('again', 2, 2)"),
+        'NAME_TAKEN',
+        'offset 1',
+      );
+      await queryState(sql, "call {state}.sheaf_create_segment('again', 10, 0, 'first')");
+      await queryState(sql, "call {state}.sheaf_create_segment('again', 10, 0, null)");
+      await expectSheafRejection(
+        queryState(sql, "call {state}.sheaf_create_segment('again', 20, 0, null)"),
+        'NAME_TAKEN',
+        'step 10',
+      );
+      await expectSheafRejection(
+        queryState(sql, "call {state}.sheaf_create_segment('x', 0, 0, null)"),
+        'INVALID_ARGUMENT',
+        'step',
+      );
       const [range] = await sql.query<{ first_id: string; last_id: string }>("call sheaf_alloc_segment('again', null)");
       expect(range).toEqual({ first_id: '1', last_id: '10' });
     });

@@ -10,6 +10,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
 import { describeGeneratorPaths, expectGeneratorPath } from '../support/generator-paths.js';
 import { connectKnex } from '../support/knex.js';
+import { queryState } from '../support/state-sql.js';
 
 const advice = [
   'ids are made on the primary, outside read-only transactions',
@@ -41,11 +42,13 @@ describeGeneratorPaths('next_id() in a read-only transaction', (db, target, path
   beforeAll(async () => {
     await install(db().executor, { shard: 3, ...path.install(target) });
     if (postgres) await expectGeneratorPath(db().executor, path);
-    await db().executor.query(
-      postgres ? "select sheaf.create_ticket('orders')" : "call sheaf_create_ticket('orders', 1, 1)",
+    await queryState(
+      db().executor,
+      postgres ? "select sheaf.create_ticket('orders')" : "call {state}.sheaf_create_ticket('orders', 1, 1)",
     );
-    await db().executor.query(
-      postgres ? "select sheaf.create_segment('orders')" : "call sheaf_create_segment('orders', 1000, 0, '')",
+    await queryState(
+      db().executor,
+      postgres ? "select sheaf.create_segment('orders')" : "call {state}.sheaf_create_segment('orders', 1000, 0, '')",
     );
     await db().executor.query(
       postgres

@@ -20,9 +20,9 @@ const sqlOf: Record<DialectName, { adopt: string; next: string; create: string; 
       from sheaf.tickets t join pg_sequence s on s.seqrelid = t.sequence order by t.name`,
   },
   mysql: {
-    adopt: 'call sheaf_adopt_ticket(?, ?, ?, ?, ?)',
+    adopt: 'call {state}.sheaf_adopt_ticket(?, ?, ?, ?, ?)',
     next: 'select cast(sheaf_next_ticket(?) as char) as t',
-    create: 'call sheaf_create_ticket(?, ?, ?)',
+    create: 'call {state}.sheaf_create_ticket(?, ?, ?)',
     state: `select name, step, ticket_offset, cast(counter_shift as char) as shift, cast(first_ticket as char) as first,
         (select cast(auto_increment as char) from information_schema.tables
           where table_schema = {state_text} and table_name = 'sheaf_ticket_counter') as counter
@@ -34,7 +34,7 @@ describeTargets('sheaf adopt_ticket: a ticket starting above the classic servers
   const sql = () => db().executor;
   const dialect = () => sqlOf[sql().dialect.name];
   const adopt = async (name: unknown, step: unknown, offset: unknown, above: unknown, headroom: unknown = 0) => {
-    const [row] = await sql().query<{ first_ticket: unknown; created: unknown }>(dialect().adopt, [
+    const [row] = await queryState<{ first_ticket: unknown; created: unknown }>(sql(), dialect().adopt, [
       name,
       step,
       offset,
@@ -61,7 +61,7 @@ describeTargets('sheaf adopt_ticket: a ticket starting above the classic servers
   });
 
   it('starts a new ticket at the first value of its series above `above` plus `headroom` tickets', async () => {
-    await sql().query(dialect().create, ['before', 1, 1]);
+    await queryState(sql(), dialect().create, ['before', 1, 1]);
     expect(await next('before', 3)).toEqual([1n, 2n, 3n]);
     expect(await adopt('orders', 2, 1, 1000, 10)).toEqual({ first: 1021n, created: true });
     expect(await next('orders', 3)).toEqual([1021n, 1023n, 1025n]);
@@ -89,7 +89,7 @@ describeTargets('sheaf adopt_ticket: a ticket starting above the classic servers
   });
 
   it('refuses a ticket that does not start above `above`, another series, overflow and bad arguments, changing nothing', async () => {
-    await sql().query(dialect().create, ['legacy', 2, 1]);
+    await queryState(sql(), dialect().create, ['legacy', 2, 1]);
     await next('legacy', 3);
     const before = await state();
     await expectSheafRejection(
@@ -142,7 +142,7 @@ describeTargets('sheaf adopt_ticket: a ticket starting above the classic servers
       const [a, b] = await db().sessions(2);
       const results = await Promise.all(
         [a!, b!].map(async (session) => {
-          const [row] = await session.query<{ first_ticket: unknown; created: unknown }>(dialect().adopt, [
+          const [row] = await queryState<{ first_ticket: unknown; created: unknown }>(session, dialect().adopt, [
             'race',
             4,
             2,
@@ -183,8 +183,10 @@ describeTargets('sheaf adopt_ticket: a ticket starting above the classic servers
         await grant(sql(), app.name);
         await app.as(async (session) => {
           expectInSeries(await next('orders', 1, session), 1025n);
-          // ER_PROCACCESS_DENIED_ERROR: no EXECUTE on the routine.
-          await expect(session.query(dialect().adopt, ['by-app', 2, 1, 0, 0])).rejects.toMatchObject({ errno: 1370 });
+          // ER_PROCACCESS_DENIED_ERROR: no EXECUTE on the routine in sheaf's database, the only one since 0013.
+          await expect(queryState(session, dialect().adopt, ['by-app', 2, 1, 0, 0])).rejects.toMatchObject({
+            errno: 1370,
+          });
         });
       }
       expect(await state()).not.toContainEqual(expect.objectContaining({ name: 'by-app' }));
@@ -209,7 +211,7 @@ describeTargets(
     const before = async () => {
       await uninstall(sql(), { force: true });
       await install(sql(), { upTo: version - 1 });
-      await sql().query("call sheaf_create_ticket('pre', 2, 1)");
+      await queryState(sql(), "call {state}.sheaf_create_ticket('pre', 2, 1)");
       return ticket();
     };
 
@@ -223,7 +225,10 @@ describeTargets(
         expect(await routines(), `stopped after ${stop}`).toEqual(expected);
         const next = await ticket();
         expect(next > last && next % 2n === 1n, `stopped after ${stop}: ${last} then ${next}`).toBe(true);
-        const [row] = await sql().query<{ first_ticket: string }>("call sheaf_adopt_ticket('new', 2, 2, 100, 0)");
+        const [row] = await queryState<{ first_ticket: string }>(
+          sql(),
+          "call {state}.sheaf_adopt_ticket('new', 2, 2, 100, 0)",
+        );
         expect(row?.first_ticket, `stopped after ${stop}`).toBe('102');
       }
     });

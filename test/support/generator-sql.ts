@@ -14,9 +14,9 @@ const statements: Record<DialectName, Record<string, string>> = {
     begin: 'begin',
   },
   mysql: {
-    createSegment: 'call sheaf_create_segment(?, ?, ?, null)',
+    createSegment: 'call {state}.sheaf_create_segment(?, ?, ?, null)',
     maxId: 'select max_id from {state}.sheaf_segments where biz_tag = ?',
-    createTicket: 'call sheaf_create_ticket(?, ?, ?)',
+    createTicket: 'call {state}.sheaf_create_ticket(?, ?, ?)',
     // Not delete: InnoDB keeps deleted rows delete-marked until purge, and concurrent inserts of one
     // such key take shared locks on it and deadlock (sheaf never deletes a worker row; tests do).
     clearWorkers: 'truncate table {state}.sheaf_workers',

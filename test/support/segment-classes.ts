@@ -12,7 +12,7 @@ const statements: Record<DialectName, Record<string, string>> = {
     setClass: 'update sheaf.segments set delta = $2, remainder = $3 where biz_tag = $1',
   },
   mysql: {
-    create: 'call sheaf_create_segment_class(?, ?, ?, ?, ?, null)',
+    create: 'call {state}.sheaf_create_segment_class(?, ?, ?, ?, ?, null)',
     alloc: 'call sheaf_alloc_segment_class(?, ?, ?, ?)',
     allocPlain: 'call sheaf_alloc_segment(?, ?)',
     read: 'call sheaf_segment_class(?)',
