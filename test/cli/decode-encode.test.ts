@@ -58,7 +58,7 @@ describe('sheaf encode and decode', () => {
       [[], /^Usage: sheaf <command>/],
       [
         ['frobnicate'],
-        /unknown command "frobnicate"; commands: install, uninstall, status, grant, doctor, decode, encode, migrate, tickets, demo/,
+        /unknown command "frobnicate"; commands: install, uninstall, status, grant, doctor, repair-counter, decode, encode, migrate, tickets, demo/,
       ],
       [['decode'], /missing <id>/],
       [['decode', '1', '--shrad', '3'], /Unknown option '--shrad'/],

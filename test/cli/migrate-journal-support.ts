@@ -165,7 +165,9 @@ export function withIndexesSorted(schema: Schema): Schema {
 
 function triggers(sql: SqlExecutor) {
   return sql.query(
-    `select trigger_name, event_object_table, action_timing, event_manipulation, action_order, action_statement
+    // The triggers name this database's sheaf_<database>: the same for databases of other names.
+    `select trigger_name, event_object_table, action_timing, event_manipulation, action_order,
+       replace(action_statement, concat('\`sheaf_', database(), '\`.'), '\`sheaf_<database>\`.') as action_statement
      from information_schema.triggers where trigger_schema = database() order by trigger_name`,
   );
 }
