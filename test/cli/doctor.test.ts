@@ -120,7 +120,7 @@ describeTargets('sheaf doctor', (db, target) => {
       expect(text.stdout).toMatch(
         dialect === 'postgres'
           ? /^ {2}ok +grants +no role has more than an application needs$/m
-          : /^ {2}ok +grants +no account but sheaf's owner can write sheaf's database \(global privileges not judged\)$/m,
+          : /^ {2}ok +grants +no account but sheaf's owner can read or write sheaf's database \(global privileges not judged\)$/m,
       );
       expect(text.stdout).toMatch(/^ {2}ok +ownership +sheaf's owner owns all of sheaf$/m);
       expect(text.stdout).toMatch(new RegExp(`^1 database: ${checked} ok, 0 warnings, 0 failures$`, 'm'));

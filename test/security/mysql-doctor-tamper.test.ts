@@ -77,12 +77,15 @@ describeTargets(
         const table = await accounts.create('table');
         const routine = await accounts.create('routine');
         const appAll = await accounts.create('appall');
+        const peeker = await accounts.create('peek');
         // `\_` is a literal underscore, `_` and `%` wildcards, as the server matches mysql.db.
         const likeState = `${state.state.slice(0, -3).replaceAll('_', '\\_')}_%`;
         await sql().query(`grant insert, update on ${state.stateSql}.* to ${named.sql}`);
         await sql().query(`grant alter on \`${likeState}\`.* to ${pattern.sql}`);
         await sql().query(`grant update on ${state.in('sheaf_settings')} to ${table.sql}`);
         await sql().query(`grant execute on procedure ${state.in('sheaf__check_shard')} to ${routine.sql}`);
+        // Lease tokens are secrets: reading them is a finding too.
+        await sql().query(`grant select on ${state.in('sheaf_workers')} to ${peeker.sql}`);
         // What an application may run anyway, through the forwards: not a finding.
         await sql().query(`grant execute on function ${state.in('sheaf_next_id')} to ${routine.sql}`);
         // The application's database does not reach sheaf's.
@@ -92,10 +95,13 @@ describeTargets(
         expect(code).toBe(1);
         const grants = checkOf(report, 'grants');
         expect(grants).toMatchObject({ status: 'fail' });
-        expect(grants.message).toMatch(/^4 grants let accounts other than sheaf's owner write sheaf's database \(/);
+        expect(grants.message).toMatch(
+          /^5 grants let accounts other than sheaf's owner read or write sheaf's database \(/,
+        );
         expect(grants.details!.findings).toEqual([
           { grantee: named.name, privilege: 'insert, update', object: `${state.stateSql}.*` },
           { grantee: pattern.name, privilege: 'alter', object: `\`${likeState}\`.*` },
+          { grantee: peeker.name, privilege: 'select', object: `table ${state.in('sheaf_workers')}` },
           { grantee: table.name, privilege: 'update', object: `table ${state.in('sheaf_settings')}` },
           { grantee: routine.name, privilege: 'execute', object: `procedure ${state.in('sheaf__check_shard')}` },
         ]);
@@ -111,7 +117,7 @@ describeTargets(
           message: expect.stringMatching(/^cannot read the grants: .*denied/),
         });
 
-        for (const each of [named, pattern, table, routine, appAll, reader]) {
+        for (const each of [named, pattern, table, routine, appAll, reader, peeker]) {
           await sql().query(`drop user ${each.sql}`);
         }
         expect(checkOf((await doctor([url])).report, 'grants')).toMatchObject({ status: 'ok' });

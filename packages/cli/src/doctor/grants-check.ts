@@ -16,14 +16,14 @@ export function grantsCheck(findings: readonly GrantFinding[] | Unreadable, dial
       'grants',
       'ok',
       mysql
-        ? "no account but sheaf's owner can write sheaf's database (global privileges not judged)"
+        ? "no account but sheaf's owner can read or write sheaf's database (global privileges not judged)"
         : 'no role has more than an application needs',
     );
   }
   const shown = findings.slice(0, 5).map(({ grantee, privilege, object }) => `${grantee}: ${privilege} on ${object}`);
   const more = findings.length > shown.length ? `; and ${findings.length - shown.length} more` : '';
   const message = mysql
-    ? `${findings.length} grants let accounts other than sheaf's owner write sheaf's database ` +
+    ? `${findings.length} grants let accounts other than sheaf's owner read or write sheaf's database ` +
       `(${shown.join('; ')}${more}): revoke them; applications need only \`sheaf grant <account>\``
     : `${findings.length} grants broader than an application needs (${shown.join('; ')}${more}): ` +
       'revoke them, or run `sheaf grant <role>` for application roles';

@@ -6,8 +6,13 @@ import { mysqlAppRoutineNames } from './mysql.js';
 
 type Row = Record<string, unknown>;
 
-/** The columns of mysql.db that let an account change sheaf's state, and the privilege each is. */
+/**
+ * The columns of mysql.db that let an account read sheaf's secrets (lease tokens, the journal's key),
+ * stall its claims (LOCK TABLES) or change its state, and the privilege each is.
+ */
 const databaseWrites: readonly (readonly [string, string])[] = [
+  ['select_priv', 'select'],
+  ['lock_tables_priv', 'lock tables'],
   ['insert_priv', 'insert'],
   ['update_priv', 'update'],
   ['delete_priv', 'delete'],
@@ -21,7 +26,18 @@ const databaseWrites: readonly (readonly [string, string])[] = [
   ['trigger_priv', 'trigger'],
   ['grant_priv', 'grant option'],
 ];
-const tableWrites = new Set(['insert', 'update', 'delete', 'create', 'drop', 'alter', 'index', 'trigger', 'grant']);
+const tableWrites = new Set([
+  'select',
+  'insert',
+  'update',
+  'delete',
+  'create',
+  'drop',
+  'alter',
+  'index',
+  'trigger',
+  'grant',
+]);
 
 // A database-level row reaches sheaf's database when its pattern matches the name as the server
 // matches it: LIKE with `\` escaping `_` and `%` (backslash as char(92), whatever the sql_mode);
@@ -35,7 +51,7 @@ const routineRows = `select user, host, routine_name, lower(routine_type) as rou
   from mysql.procs_priv where db = ? order by user, host, routine_name`;
 
 /**
- * Who besides sheaf's owner (the definer of its routines) may change sheaf's state in
+ * Who besides sheaf's owner (the definer of its routines) may read, lock or change sheaf's state in
  * `sheaf_<app>` through a database-, table- or routine-level grant: one finding per account and
  * object, its privileges joined. Global privileges (mysql.user) are an administrator's and not
  * listed. Needs SELECT on mysql.db, mysql.tables_priv and mysql.procs_priv.
@@ -60,7 +76,7 @@ export async function auditMysqlGrants(executor: SqlExecutor): Promise<GrantFind
   }
   for (const row of tables.filter(others)) {
     const held = set(row.table_priv).filter((privilege) => tableWrites.has(privilege));
-    const columns = set(row.column_priv).filter((privilege) => privilege === 'insert' || privilege === 'update');
+    const columns = set(row.column_priv).filter((privilege) => ['select', 'insert', 'update'].includes(privilege));
     const privileges = [...held, ...columns.map((privilege) => `${privilege} (columns)`)];
     if (privileges.length > 0) {
       findings.push({
