@@ -65,6 +65,16 @@ describeTargets('knex', (db, target) => {
     // MySQL: a single-row insert's insertId is the trigger's id (AUTO_INCREMENT column).
     const first = inserted[0] as { id?: unknown } | string;
     expect(String(typeof first === 'object' ? first.id : first)).toBe(String(row.id));
+    if (target === 'mariadb') {
+      // The trigger calls sheaf's own function in sheaf_<database> (the connection config names it),
+      // never the forward an owner of the database could replace.
+      const [trigger] = await k.raw(
+        `select action_statement as body, database() as db from information_schema.triggers
+         where trigger_schema = database() and event_object_table = 'orders'`,
+      );
+      const { body, db: name } = (trigger as { body: string; db: string }[])[0]!;
+      expect(body).toContain(`\`sheaf_${name}\`.sheaf_next_id()`);
+    }
   });
 
   it('insertWithIds keeps given ids, takes the rest from an id source when one is given, and returns them in row order', async () => {

@@ -29,7 +29,8 @@ export interface SheafIdColumnOptions {
   /**
    * MySQL: the database the migration runs in, so that the trigger calls sheaf's own routine in
    * `sheaf_<database>`, which no grant on the application's database can replace (docs/security.md).
-   * Default: the database the knex connection config names (`connection.database` or the URL's path).
+   * Default: the database the knex connection config names (`connection.database`, or the path of
+   * the connection URL or of mysql2's `connection.uri`).
    */
   readonly database?: string;
 }
@@ -115,13 +116,17 @@ function installCheck(dialect: Dialect) {
   };
 }
 
-/** The database a knex connection config names: `{ database }`, or the path of a connection URL. */
+/**
+ * The database a knex connection config names: `{ database }`, or the path of a connection URL
+ * given as the config itself or as mysql2's `{ uri }`.
+ */
 function configuredDatabase(connection: unknown): string | undefined {
   if (typeof connection === 'string') {
     const path = URL.canParse(connection) ? new URL(connection).pathname.slice(1) : '';
     return path === '' ? undefined : decodeURIComponent(path);
   }
   if (typeof connection !== 'object' || connection === null) return undefined;
-  const { database } = connection as { database?: unknown };
-  return typeof database === 'string' && database !== '' ? database : undefined;
+  const { database, uri } = connection as { database?: unknown; uri?: unknown };
+  if (typeof database === 'string' && database !== '') return database;
+  return typeof uri === 'string' ? configuredDatabase(uri) : undefined;
 }

@@ -89,12 +89,12 @@ export async function inState<Q extends object>(executor: SqlExecutor, queries: 
     sql
       .replaceAll('{state}', legacy ? names.appSql : names.stateSql)
       .replaceAll('{state_text}', legacy ? 'database()' : "concat('sheaf_', database())");
-  return filled(queries, fill);
+  return filledStrings(queries, fill);
 }
 
-// Strings anywhere in plain objects; functions and other values as they are.
-function filled<T>(value: T, fill: (sql: string) => string): T {
+/** `value` with `fill` applied to the strings anywhere in its plain objects; other values as they are. */
+export function filledStrings<T>(value: T, fill: (sql: string) => string): T {
   if (typeof value === 'string') return fill(value) as T;
   if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, filled(each, fill)])) as T;
+  return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, filledStrings(each, fill)])) as T;
 }

@@ -5,7 +5,7 @@ import type { DialectInstall } from './dialect-install.js';
 import { mysqlFiles } from './files.generated.js';
 import { mysqlIdSpace } from './id-space.js';
 import { restoreMysqlForwards } from './mysql-forwards.js';
-import { type MysqlState, mysqlState, mysqlStateOf } from './mysql-state.js';
+import { filledStrings, type MysqlState, mysqlState, mysqlStateOf } from './mysql-state.js';
 import { mysqlTestClock } from './mysql-test-clock.js';
 
 /**
@@ -205,9 +205,7 @@ function named(names: MysqlState, moved: boolean): DialectInstall {
     configure: fill(template.configure),
     probe: fill(template.probe),
     uninstall: fillAll(template.uninstall),
-    idSpace: Object.fromEntries(
-      Object.entries(mysqlIdSpace).map(([key, value]) => [key, typeof value === 'string' ? fill(value) : value]),
-    ) as unknown as typeof mysqlIdSpace,
+    idSpace: filledStrings(mysqlIdSpace, fill),
     testClock: { ...mysqlTestClock, installed: fill(mysqlTestClock.installed) },
     restoreForwards: (session, files) => restoreMysqlForwards(session, names, files),
   };
