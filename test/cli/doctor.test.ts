@@ -39,7 +39,11 @@ const created: { target: TargetName; name: string }[] = [];
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  for (const { target, name } of created) await onServer(target, `drop database if exists ${name}`);
+  for (const { target, name } of created) {
+    await onServer(target, `drop database if exists ${name}`);
+    // MySQL/MariaDB: sheaf's own database beside it, which install() made.
+    if (target === 'mariadb') await onServer(target, `drop database if exists sheaf_${name}`);
+  }
 });
 
 /** A database of its own for one test (a fresh PGlite directory on pglite), dropped when the file ends. */
