@@ -176,6 +176,8 @@ const suite: BenchSuite = {
     } finally {
       await pool.end();
       await admin.query(`drop database if exists ${name}`);
+      // sheaf's own database beside it, which install() made.
+      await admin.query(`drop database if exists sheaf_${name}`);
       await admin.end();
     }
   },
