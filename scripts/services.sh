@@ -3,7 +3,8 @@
 # MariaDB on 127.0.0.1:3306 (user root, empty password).
 # A running server is left alone; an installed but stopped one is started; a missing one is
 # installed with apt-get when we are root on Debian. Anything else ends with instructions.
-# The local PostgreSQL also gets the extension sheaf_native (scripts/native.sh), where it can be built.
+# The local PostgreSQL also gets the extension sheaf_native (scripts/native.sh), where it can be built,
+# and pglogical for the replication tests' scratch clusters, where apt-get can install it.
 # Servers named by SHEAF_PG_URL / SHEAF_MYSQL_URL, or deselected by SHEAF_TEST_TARGETS, are skipped.
 set -euo pipefail
 
@@ -76,6 +77,23 @@ start_postgres() {
   wait_port 5432 || die "PostgreSQL did not open 127.0.0.1:5432"
 }
 
+# Best effort, like sheaf_native: without pglogical the tests that need it are skipped, naming why.
+install_pglogical() {
+  local major package
+  major=$(ls /usr/lib/postgresql 2>/dev/null | sort -V | tail -n 1)
+  [[ -n $major && ! -f /usr/lib/postgresql/$major/lib/pglogical.so ]] || return 0
+  package=postgresql-$major-pglogical
+  if ! can_install; then
+    say "$package is not installed and we cannot install it (need root and apt-get): its tests are skipped"
+    return 0
+  fi
+  say "installing $package"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends "$package" >/dev/null 2>&1; } ||
+    say "apt-get could not install $package: its tests are skipped"
+}
+
 mariadb_root_login() { mariadb -h127.0.0.1 -P3306 -uroot -e 'select 1' >/dev/null 2>&1; }
 
 start_mariadb() {
@@ -107,6 +125,7 @@ SQL
 if wants postgres && [[ -z ${SHEAF_PG_URL:-} ]]; then
   start_postgres
   bash scripts/native.sh
+  install_pglogical
 fi
 if wants mariadb && [[ -z ${SHEAF_MYSQL_URL:-} ]]; then start_mariadb; fi
 exit 0

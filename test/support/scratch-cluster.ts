@@ -9,11 +9,36 @@ import { join } from 'node:path';
  * shared one. Made with the machine's initdb/pg_ctl (run as user postgres when we are root).
  */
 export interface ScratchCluster {
+  /** The database `postgres` of the cluster, as user postgres. */
   readonly url: string;
-  /** Stops every process of the cluster with SIGKILL: no shutdown, no checkpoint, no WAL flush. */
+  readonly port: number;
+  /** The directory of the server binaries the cluster runs. */
+  readonly binDir: string;
+  /** The data directory: a standby is made from it (scratch-standby.ts). */
+  readonly dataDir: string;
+  /** The server settings it was started with, which a standby of it repeats. */
+  readonly settings: ServerSettings;
+  /** The URL of another database of the cluster. */
+  urlOf(database: string): string;
+  /** The server log so far (pglogical writes its conflicts there). */
+  log(): string;
+  /**
+   * Stops every process of the cluster with SIGKILL: no shutdown, no checkpoint, no WAL flush.
+   * Returns at once; `start()` waits for the old postmaster to be gone.
+   */
   crash(): void;
   start(): void;
+  /** A clean shutdown (`pg_ctl stop -m fast`). */
+  stop(): void;
   destroy(): void;
+}
+
+/** Server settings given on the command line, e.g. `{ wal_level: 'logical', max_replication_slots: 10 }`. */
+export type ServerSettings = Readonly<Record<string, string | number | boolean>>;
+
+export interface ScratchClusterOptions {
+  /** Settings beside the defaults (fsync and synchronous_commit on, loopback only). */
+  readonly settings?: ServerSettings;
 }
 
 export function postgresBinDir(): string | undefined {
@@ -35,30 +60,73 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function createScratchCluster(): Promise<ScratchCluster> {
+export async function createScratchCluster(options: ScratchClusterOptions = {}): Promise<ScratchCluster> {
+  const bin = requireBinDir();
+  const dir = clusterDir();
+  const data = join(dir, 'data');
+  runAsPostgres(bin, 'initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const cluster = clusterAt(bin, dir, await freePort(), options.settings ?? {});
+  cluster.start();
+  return cluster;
+}
+
+export function requireBinDir(): string {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql');
-  const root = process.getuid?.() === 0;
+  return bin;
+}
+
+/** A fresh temporary directory for one cluster, owned by postgres when we are root (the server refuses root). */
+export function clusterDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sheaf-cluster-'));
-  const data = join(dir, 'data');
-  const port = await freePort();
-  if (root) {
+  if (process.getuid?.() === 0) {
     chmodSync(dir, 0o755);
     const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
     const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
     chownSync(dir, uid, gid);
   }
-  const run = (tool: string, args: string[]) => {
-    const command = root ? 'runuser' : join(bin, tool);
-    const fullArgs = root ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args;
-    execFileSync(command, fullArgs, { stdio: 'pipe', timeout: 60_000 });
+  return dir;
+}
+
+/** Runs a server tool of `bin`, as user postgres when we are root; returns its stdout. */
+export function runAsPostgres(bin: string, tool: string, args: readonly string[], timeout = 60_000): string {
+  const root = process.getuid?.() === 0;
+  const command = root ? 'runuser' : join(bin, tool);
+  const fullArgs = root ? ['-u', 'postgres', '--', join(bin, tool), ...args] : [...args];
+  return execFileSync(command, fullArgs, { stdio: 'pipe', timeout }).toString();
+}
+
+/**
+ * The handle of the cluster whose data directory is `<dir>/data`, served on `port` with its socket
+ * and log in `dir`. Not started.
+ */
+export function clusterAt(bin: string, dir: string, port: number, settings: ServerSettings): ScratchCluster {
+  const data = join(dir, 'data');
+  const logFile = join(dir, 'log');
+  const all: ServerSettings = {
+    listen_addresses: '127.0.0.1',
+    fsync: 'on',
+    synchronous_commit: 'on',
+    ...settings,
   };
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on`;
-  const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
-  start();
+  const options = [`-p ${port}`, `-k ${dir}`, ...Object.entries(all).map(([name, value]) => `-c ${name}=${value}`)];
+  const urlOf = (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`;
+  let killed: number | undefined;
+  // The killed postmaster stays a zombie until init reaps it (up to seconds), and pg_ctl takes a
+  // zombie whose pid is in the lock file for a live server: start and stop wait for it, crash()
+  // does not, so that a standby is promoted right after the kill.
+  const reaped = () => {
+    for (let i = 0; killed !== undefined && i < 200 && isAlive(killed); i++) execFileSync('sleep', ['0.05']);
+    killed = undefined;
+  };
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    url: urlOf('postgres'),
+    port,
+    binDir: bin,
+    dataDir: data,
+    settings,
+    urlOf,
+    log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
     crash() {
       const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
       const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)])
@@ -67,13 +135,19 @@ export async function createScratchCluster(): Promise<ScratchCluster> {
         .map((line) => Number(line.trim()))
         .filter((pid) => pid > 0);
       execFileSync('kill', ['-9', String(postmaster), ...children.map(String)]);
-      // The kernel reaps them asynchronously; a restart must not find the old postmaster alive.
-      for (let i = 0; i < 100 && isAlive(postmaster); i++) execFileSync('sleep', ['0.05']);
+      killed = postmaster;
     },
-    start,
+    start() {
+      reaped();
+      runAsPostgres(bin, 'pg_ctl', ['-D', data, '-o', options.join(' '), '-l', logFile, '-w', '-t', '60', 'start']);
+    },
+    stop() {
+      runAsPostgres(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
     destroy() {
+      reaped();
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        runAsPostgres(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } catch {
         // Already down.
       }
