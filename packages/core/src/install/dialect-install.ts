@@ -53,6 +53,8 @@ export interface DialectInstall {
    * `configure` bakes in (MySQL): install() switches variants after `configure`.
    */
   readonly testClock?: TestClockInstall;
+  /** Puts back state the generator needs (a lock secret, a sequence never called) before configure. */
+  readonly repair?: { readonly from: number; readonly statement: string };
   /** Where `next_id()` can run natively (PostgreSQL's C extension): install() applies the choice. */
   readonly nativePath?: NativePathInstall;
   /**

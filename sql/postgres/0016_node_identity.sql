@@ -1,0 +1,462 @@
+-- sheaf 0016: one node, one identity (docs/replication.md).
+-- - A database's shard is bound to the node it runs on: sheaf.node_identity(), the server's
+--   system_identifier and the database's oid, which no copy keeps (dump and restore, a template,
+--   a logical sync, a replicated settings row). The slow path compares it with the identity baked
+--   into it and refuses on a copy (SH023) before it moves anything; install() binds a copy to its
+--   node with a shard of its own (a new database_id) or, when the original is gone, as moved
+--   (sheaf.bind_node).
+-- - The published block, sheaf.block, is an unlogged sequence on PostgreSQL 15+: a crash restart
+--   and a promotion reset it, so the first id after either goes through the slow path, which then
+--   starts above everything the old server could have issued (the rebase), from the durable record
+--   of the last block opened (sheaf.opened, sheaf.opened_at) and the lead bound: no block opens
+--   more than {max_lead_ms} ms ahead of the clock, except that after the clock stepped back ids
+--   continue above the last one at the clock's pace.
+-- - Every wait of the slow path ends within its 2 s limit whatever state the sequences are in.
+-- sheaf._bake() becomes the 0015 version (renamed _bake_0015) and then creates the slow path from
+-- its one current definition below.
+-- Needs: 0001-0015. PostgreSQL 13+ (or PGlite); no superuser, no extension.
+
+-- The node this database runs on: '<system_identifier>/<database oid>'. A promoted physical standby
+-- is the same node; a copy of the database is not. pg_control_system() is executable by every role;
+-- where a service hides it, the database's oid alone is left.
+create function sheaf.node_identity() returns text
+language sql stable set search_path = pg_catalog, pg_temp as $$
+  select coalesce(case when has_function_privilege('pg_catalog.pg_control_system()', 'execute')
+      then (select c.system_identifier::text from pg_control_system() c) end, 'unknown')
+    || '/' || (select d.oid::text from pg_database d where d.datname = current_database())
+$$;
+-- sheaf:break
+
+-- The node the shard is bound to. A copy has the original's here.
+alter table sheaf.settings add column node_identity text;
+-- sheaf:break
+
+update sheaf.settings set node_identity = sheaf.node_identity();
+-- sheaf:break
+
+-- Binds this database to the node it runs on. `new_database`: it is a copy (or a physical clone,
+-- which no check can tell from its original) and becomes a database of its own: a new database_id
+-- (registries see another database), and neither the original's logical shards nor its registry
+-- record, which are the original's; the caller then configures a shard. Otherwise the database was
+-- moved here and the original will never issue ids again: its published block is reset, so the next
+-- block starts above anything the original could have issued after this copy was taken, as after a
+-- crash. Owner only.
+create function sheaf.bind_node(new_database boolean) returns void
+language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
+begin
+  if new_database is null then
+    perform sheaf._fail('SH002', 'bind_node needs new_database true (a copy with a shard of its own) or false '
+      '(the database was moved), not null');
+  end if;
+  if new_database then
+    delete from sheaf.logical_shards;
+    update sheaf.settings set database_id = gen_random_uuid(), registry = null,
+      database_name = current_database()
+        || coalesce(' on ' || host(inet_server_addr()) || ':' || inet_server_port(), '');
+  else
+    perform setval('sheaf.block', -1, false);
+  end if;
+  update sheaf.settings set node_identity = sheaf.node_identity();
+end
+$$;
+-- sheaf:break
+
+-- The durable record of the last block opened (the sequence that was sheaf.block, with its value),
+-- and the clock, in ms since the layout's epoch, when it was opened.
+alter sequence sheaf.block rename to opened;
+-- sheaf:break
+
+create sequence sheaf.opened_at as bigint cache 1;
+-- sheaf:break
+
+-- The published block the fast path reads: unlogged where PostgreSQL has unlogged sequences, so
+-- that a crash restart or a promotion resets it to never-called (pg_sequence_last_value is null).
+do $$
+begin
+  execute format('create %s sequence sheaf.block as bigint minvalue -1 start -1 cache 1',
+    case when current_setting('server_version_num')::integer >= 150000 then 'unlogged' else '' end);
+end
+$$;
+-- sheaf:break
+
+select setval('sheaf.block', pg_sequence_last_value('sheaf.opened'))
+where pg_sequence_last_value('sheaf.opened') is not null;
+-- sheaf:break
+
+-- The roles that read the block for the fast path read the new one; the record is the owner's.
+do $$
+declare
+  grantee text;
+begin
+  for grantee in
+    select quote_ident(r.rolname) from pg_class c cross join lateral aclexplode(c.relacl) a
+      join pg_roles r on r.oid = a.grantee
+    where c.oid = 'sheaf.opened'::regclass and a.grantee <> c.relowner and a.privilege_type = 'SELECT'
+  loop
+    execute format('grant select on sequence sheaf.block to %s', grantee);
+  end loop;
+  for grantee in
+    select distinct case when a.grantee = 0 then 'public' else quote_ident(r.rolname) end
+    from pg_class c cross join lateral aclexplode(c.relacl) a left join pg_roles r on r.oid = a.grantee
+    where c.oid = 'sheaf.opened'::regclass and a.grantee <> c.relowner
+  loop
+    execute format('revoke all on sequence sheaf.opened from %s', grantee);
+  end loop;
+end
+$$;
+-- sheaf:break
+
+-- Has this database issued an id? From the durable record: the published block may have been reset.
+create function sheaf._issued() returns boolean
+language sql stable as $$
+  select coalesce(greatest(pg_sequence_last_value('sheaf.opened'), pg_sequence_last_value('sheaf.block')) >= 0,
+    false)
+$$;
+-- sheaf:break
+
+-- As in 0009, from both records of the last block.
+create or replace function sheaf._issued_until_ms() returns bigint
+language sql stable as $$
+  select case when not sheaf._issued() then 0
+    else (greatest(pg_sequence_last_value('sheaf.opened'), pg_sequence_last_value('sheaf.block'))
+      >> (s.shard_bits + s.sequence_bits)) + s.epoch_ms end
+  from sheaf.settings s
+$$;
+-- sheaf:break
+
+-- As in 0009, with the layout locked by the durable record of the last block.
+create or replace function sheaf.configure(
+  shard_id integer,
+  layout_name text default 'sheaf',
+  epoch_ms bigint default 1704067200000,
+  time_bits integer default 41,
+  shard_bits integer default 12,
+  sequence_bits integer default 10,
+  test_clock boolean default false
+) returns void
+language plpgsql as $$
+declare
+  existing sheaf.settings;
+  layout_changes boolean;
+  issued_until bigint;
+begin
+  -- Two admins configuring or adding shards at once would re-create the same functions at once.
+  perform pg_advisory_xact_lock(8316008180944039539);
+  existing := (select s from sheaf.settings s);
+  if existing is null then
+    perform sheaf._fail('SH024', 'sheaf.settings has no row: run sheaf install to repair it');
+  end if;
+  layout_changes := (existing.epoch_ms, existing.time_bits, existing.shard_bits, existing.sequence_bits)
+    is distinct from (configure.epoch_ms, configure.time_bits, configure.shard_bits, configure.sequence_bits);
+  issued_until := sheaf._issued_until_ms();
+  if layout_name is null or layout_name !~ '^[a-z0-9_-]{1,40}$' then
+    perform sheaf._fail('SH008', format('layout name "%s" must be 1 to 40 of a-z, 0-9, _ and -',
+      coalesce(layout_name, 'null')));
+  end if;
+  if time_bits is null or shard_bits is null or sequence_bits is null or epoch_ms is null
+    or time_bits < 1 or sequence_bits < 1 or shard_bits < 0 or time_bits + shard_bits + sequence_bits > 64
+    or epoch_ms < 0 then
+    perform sheaf._fail('SH008', format('layout %s is invalid: epoch %s, %s time + %s shard + %s sequence bits '
+      '(time and sequence need at least 1 bit, 64 bits at most)', layout_name, epoch_ms, time_bits, shard_bits,
+      sequence_bits));
+  end if;
+  if shard_id is null or shard_id < 0 or shard_id >= (1::bigint << shard_bits) then
+    perform sheaf._fail('SH001', format('shard %s does not fit %s shard bits (max %s)',
+      coalesce(shard_id::text, 'null'), shard_bits, (1::bigint << shard_bits) - 1));
+  end if;
+  if layout_changes and sheaf._issued() then
+    perform sheaf._fail('SH005', format('cannot change layout %s to %s: ids were already issued with it',
+      existing.layout_name, layout_name));
+  end if;
+  update sheaf.settings set
+    shard_id = configure.shard_id, layout_name = configure.layout_name, epoch_ms = configure.epoch_ms,
+    time_bits = configure.time_bits, shard_bits = configure.shard_bits, sequence_bits = configure.sequence_bits,
+    test_clock = configure.test_clock, configured_at = now();
+  perform sheaf._claim_own_shard(configure.shard_id);
+  if existing.shard_id <> configure.shard_id
+    and not exists (select from sheaf.logical_shards l where l.shard_id = existing.shard_id) then
+    perform sheaf.release_shard(existing.shard_id, existing.database_id, issued_until);
+  end if;
+  perform sheaf._bake();
+  -- The counter holds finished ids of the configured shard: move it to a block of the new shard.
+  if existing.shard_id <> configure.shard_id and sheaf._issued() then
+    perform sheaf._open_block(0);
+  end if;
+end
+$$;
+-- sheaf:break
+
+-- Puts back what the generator needs when something removed it (a schema copied without its
+-- sequences' values, a deleted row): the lock's secret and epoch, and a settings row bound to this
+-- node, which install() then configures with the shard it was given. Called by install().
+create function sheaf._repair() returns void
+language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
+begin
+  if not exists (select from sheaf.lock_secret) then
+    insert into sheaf.lock_secret (secret, legacy_until)
+    values (uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()), '-infinity');
+  end if;
+  if pg_sequence_last_value('sheaf.lock_epoch') is null then
+    perform setval('sheaf.lock_epoch', 0);
+  end if;
+  if not exists (select from sheaf.settings) then
+    insert into sheaf.settings (database_name, node_identity)
+    values (current_database() || coalesce(' on ' || host(inet_server_addr()) || ':' || inet_server_port(), ''),
+      sheaf.node_identity());
+  end if;
+end
+$$;
+-- sheaf:break
+
+alter function sheaf._bake() rename to _bake_0015;
+-- sheaf:break
+
+create function sheaf._bake() returns void
+language plpgsql as $bake$
+declare
+  s sheaf.settings := (select t from sheaf.settings t);
+  -- The lead bound: no block opens further ahead of the clock (a batch of 1,000,000 ids fits), and
+  -- the clock difference between an old and a new primary the rebase allows for.
+  max_lead_ms bigint := greatest(2000, 2 * ceil(1000000.0 / (1::bigint << s.sequence_bits))::bigint);
+  skew_ms bigint := 1000;
+  slow text;
+  retry text := 'if n = 1 then
+          u := pg_sequence_last_value(''sheaf.block'');
+          t := nextval(''sheaf.counter'');
+          if t <= u and (t & {shard_mask}) = {shard_field} and {clock_at} < {tick_end} then
+            return t;
+          end if;
+        end if;';
+begin
+  perform sheaf._bake_0015();
+  -- The slow path (docs/sql/postgres.md, "How next_id works"), rendered twice: _open_block(n) for
+  -- the owner and next_ids (security definer), and _next_block() for next_id(), where n is 1.
+  slow := $f$
+    create or replace function {signature} returns bigint
+    language plpgsql volatile security definer set search_path = pg_catalog, pg_temp
+    set lock_timeout = '5ms' as $body$
+    declare
+      {n_declaration}
+      u bigint;
+      t bigint;
+      now_tick bigint;
+      first_tick bigint;
+      last_tick bigint;
+      allowed bigint;
+      opened_at bigint;
+      secret bytea := (select l.secret from sheaf.lock_secret l);
+      epoch bigint;
+      lock_id bigint;
+      verified boolean := false;
+      legacy boolean := false;
+      holders text;
+      got boolean;
+      deadline timestamptz := clock_timestamp() + interval '2000 ms';
+    begin
+      if n is null or n < 0 or n > 1000000 then
+        perform sheaf._fail('SH002', format('_open_block: n must be from 0 to 1000000 ids, not %s',
+          coalesce(n::text, 'null')));
+      end if;
+      -- A copy of this database (a restore, a template, a logical sync) runs on another node: it
+      -- must not issue this database's shard (docs/replication.md). Checked before anything moves.
+      if sheaf.node_identity() is distinct from {node_identity} then
+        perform sheaf._fail('SH023', format('this database is a copy of %s (database_id %s, shard {shard}) '
+          'made on node %s; it runs on node %s and may not issue that database''s ids. Give it a shard of its '
+          'own: sheaf install --url <this database> --shard <N>; or, if the original is gone for good, '
+          'confirm the move: sheaf install --url <this database> --moved',
+          (select c.database_name from sheaf.settings c), (select c.database_id from sheaf.settings c),
+          {node_identity}, sheaf.node_identity()));
+      end if;
+      if secret is null then
+        perform sheaf._fail('SH024', 'sheaf.lock_secret has no row: run sheaf install to repair it');
+      end if;
+      begin
+        loop
+          -- Never called (a copied schema without its sequences' values) reads null: as -1, which
+          -- the first move of the epoch leaves.
+          epoch := coalesce(pg_sequence_last_value('sheaf.lock_epoch'), -1);
+          lock_id := ('x' || left(encode(sha256(secret || int8send(epoch)), 'hex'), 16))::bit(64)::bigint;
+          got := pg_try_advisory_lock(lock_id);
+          if not got then
+            {retry}
+            if clock_timestamp() >= deadline then
+              select string_agg(l.pid::text, ', ' order by l.pid) into holders from pg_locks l
+              where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+                and l.classid = ((lock_id >> 32) & 4294967295)::oid and l.objid = (lock_id & 4294967295)::oid;
+              perform sheaf._fail('SH014', format('waited 2000 ms for the generator''s block lock, held by '
+                'pid %s; if that session is not generating ids, end it (pg_terminate_backend)', coalesce(holders, '?')));
+            end if;
+            -- A few ms at a time (the function's lock_timeout): the key goes stale when its holder
+            -- opens a block, and a session queued behind a stale key's taker would wait for ever.
+            begin
+              perform pg_advisory_lock(lock_id);
+              got := true;
+            exception when lock_not_available then
+              -- The timeout can fire as the lock is granted: PostgreSQL then keeps it.
+              got := exists (select from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted
+                and classid = ((lock_id >> 32) & 4294967295)::oid and objid = (lock_id & 4294967295)::oid
+                and objsubid = 1);
+            end;
+          end if;
+          if got then
+            verified := coalesce(pg_sequence_last_value('sheaf.lock_epoch'), -1) = epoch;
+            exit when verified;
+            -- The holder this session waited for moved the epoch: the key it holds now is stale.
+            perform pg_advisory_unlock(lock_id);
+            {retry}
+          end if;
+          if clock_timestamp() >= deadline then
+            perform sheaf._fail('SH014', 'waited 2000 ms for the generator''s block lock: its key kept changing');
+          end if;
+        end loop;
+        if clock_timestamp() < to_timestamp('{legacy_until}'::float8) then
+          loop
+            begin
+              perform pg_advisory_lock({lock_key});
+              legacy := true;
+            exception when lock_not_available then
+              -- The timeout can fire as the lock is granted: PostgreSQL then keeps it.
+              legacy := exists (select from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()
+                and granted and classid = {lock_classid} and objid = {lock_objid} and objsubid = 1);
+            end;
+            exit when legacy;
+            if clock_timestamp() >= deadline then
+              perform sheaf._fail('SH014', 'waited 2000 ms for the block lock of versions 1 to 7, held by a '
+                'session still in a function of before the upgrade');
+            end if;
+          end loop;
+        end if;
+        {test_pause}
+        u := pg_sequence_last_value('sheaf.block');
+        t := nextval('sheaf.counter');
+        now_tick := {clock};
+        -- Another session opened a fresh block while this one waited for the lock: take from it.
+        if n = 1 and t <= u and t >> {time_shift} >= now_tick and (t & {shard_mask}) = {shard_field} then
+          {release}
+          return t;
+        end if;
+        if now_tick < 0 then
+          perform sheaf._fail('SH004', format('the clock (%s) is before the epoch {epoch_iso} of layout {layout}',
+            sheaf._iso(now_tick + {epoch_ms})));
+        end if;
+        opened_at := pg_sequence_last_value('sheaf.opened_at');
+        if u is null then
+          -- The published block was reset (a crash restart or a promotion) or never set: start above
+          -- anything the server before could have issued. It opened nothing more than {max_lead_ms} ms
+          -- ahead of its clock, nor faster than its clock advanced past the last block recorded
+          -- durably; its clock was within {skew_ms} ms of this one (docs/replication.md).
+          first_tick := greatest(now_tick + {max_lead_ms} + {skew_ms},
+            (pg_sequence_last_value('sheaf.opened') >> {time_shift}) + 1 + greatest(0, now_tick - opened_at)
+              + {skew_ms},
+            (t >> {time_shift}) + 1);
+          last_tick := first_tick + greatest(n - 1, 0) / {block_size};
+        else
+          first_tick := greatest(now_tick, (u >> {time_shift}) + 1);
+          last_tick := first_tick + greatest(n - 1, 0) / {block_size};
+          -- The lead bound. Beyond it (a burst, a batch, or the clock stepped back behind the last
+          -- block) ticks advance only as far as the clock advanced since the last block was opened:
+          -- wait for it, up to the 2 s limit. A clock that stepped back starts counting anew.
+          loop
+            allowed := greatest(now_tick + {max_lead_ms},
+              (u >> {time_shift}) + greatest(0, now_tick - coalesce(opened_at, now_tick)));
+            exit when last_tick <= allowed;
+            if opened_at is null or now_tick < opened_at then
+              opened_at := now_tick;
+              perform setval('sheaf.opened_at', now_tick);
+            end if;
+            if clock_timestamp() >= deadline then
+              perform sheaf._fail('SH014', format('ids ran %s ms ahead of the clock, the most the generator may '
+                '({max_lead_ms} ms, or as far as the clock advanced after it stepped back); waited 2000 ms for '
+                'the clock to catch up', last_tick - now_tick));
+            end if;
+            perform pg_sleep(least(0.001 * (last_tick - allowed), 0.05));
+            now_tick := {clock};
+          end loop;
+        end if;
+        if last_tick > {max_tick} then
+          perform sheaf._fail('SH003', format('layout {layout} ran out of time at {run_out}; cannot issue ids at %s',
+            sheaf._iso(last_tick + {epoch_ms})));
+        end if;
+        -- Order matters: move the counter first, publish the block last. A counter value is only
+        -- accepted up to the block published before it was taken (docs/sql/postgres.md). The
+        -- durable record comes before the publication, its time after the block it dates.
+        perform setval('sheaf.counter', ((last_tick << {time_shift}) | {shard_field}) + (n - 1) % {block_size} + 1,
+          false);
+        perform setval('sheaf.opened', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
+        perform setval('sheaf.opened_at', now_tick);
+        perform setval('sheaf.block', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
+        {release}
+        return (first_tick << {time_shift}) | {shard_field};
+      exception when query_canceled or others then
+        -- `others` does not catch a cancel; a lock left behind would stall every other session. The
+        -- error may have come while waiting for a lock, so release only what this session holds, and
+        -- move the epoch only when the key is the current one (moving it under another holder
+        -- would let a third session in beside it).
+        if exists (select from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted
+            and classid = ((lock_id >> 32) & 4294967295)::oid and objid = (lock_id & 4294967295)::oid
+            and objsubid = 1) then
+          -- Only the holder of the current epoch's key moves it, and only once: a cancel during
+          -- the release may come after its move.
+          if verified and coalesce(pg_sequence_last_value('sheaf.lock_epoch'), -1) = epoch then
+            perform nextval('sheaf.lock_epoch');
+          end if;
+          perform pg_advisory_unlock(lock_id);
+        end if;
+        if exists (select from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted
+            and classid = {lock_classid} and objid = {lock_objid} and objsubid = 1) then
+          perform pg_advisory_unlock({lock_key});
+        end if;
+        if sqlstate = '55P03' then
+          perform sheaf._fail('SH014', format('the generator''s block lock was not free within 5 ms: %s',
+            sqlerrm));
+        end if;
+        raise;
+      end;
+    end
+    $body$
+  $f$;
+  slow := replace(replace(slow, '{retry}', retry),
+    -- The epoch moves first, so the key is stale before anyone else can take it.
+    '{release}', 'perform nextval(''sheaf.lock_epoch'');
+        perform pg_advisory_unlock(lock_id);
+        if legacy then
+          perform pg_advisory_unlock({lock_key});
+        end if;');
+  slow := replace(replace(replace(replace(slow,
+    '{legacy_until}', coalesce((select extract(epoch from l.legacy_until)::text from sheaf.lock_secret l),
+      '-Infinity')),
+    '{node_identity}', quote_nullable(s.node_identity)),
+    '{max_lead_ms}', max_lead_ms::text),
+    '{skew_ms}', skew_ms::text);
+  execute sheaf._render_0013(replace(replace(slow, '{signature}', 'sheaf._open_block(n integer)'),
+    '{n_declaration}', ''), s);
+  execute sheaf._render_0013(replace(replace(slow, '{signature}', 'sheaf._next_block()'),
+    '{n_declaration}', 'n constant integer := 1;'), s);
+
+  -- Test installs only: moves the state back so the next block opens at the (test) clock, for tests
+  -- that an earlier test left running ahead of it. Not safe while other sessions generate ids, so it
+  -- never exists in a production install. The records stay at or above 0: the layout stays locked.
+  if s.test_clock then
+    execute sheaf._render($f$
+      create or replace function sheaf._test_reset() returns void
+      language plpgsql volatile as $body$
+      begin
+        perform setval('sheaf.counter', 0, false);
+        if sheaf._issued() then
+          perform setval('sheaf.block', (greatest({clock} - 1, 0) << {time_shift}) | {shard_field} | {seq_mask});
+          perform setval('sheaf.opened', (greatest({clock} - 1, 0) << {time_shift}) | {shard_field} | {seq_mask});
+          perform setval('sheaf.opened_at', greatest({clock} - 1, 0));
+        end if;
+      end
+      $body$
+    $f$, s);
+  end if;
+  revoke all on all functions in schema sheaf from public;
+end
+$bake$;
+-- sheaf:break
+
+select sheaf._bake();
+-- sheaf:break
+
+revoke all on all functions in schema sheaf from public;
