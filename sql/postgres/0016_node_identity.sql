@@ -8,9 +8,9 @@
 -- - The published block, sheaf.block, is an unlogged sequence on PostgreSQL 15+: a crash restart
 --   and a promotion reset it, so the first id after either goes through the slow path, which then
 --   starts above everything the old server could have issued (the rebase), from the durable record
---   of the last block opened (sheaf.opened, sheaf.opened_at) and the lead bound: no block opens
---   more than {max_lead_ms} ms ahead of the clock, except that after the clock stepped back ids
---   continue above the last one at the clock's pace.
+--   of the last block opened (sheaf.opened) and the lead bound: no block opens more than 2 s (with
+--   the sheaf layout) ahead of the clock, plus how far the clock stepped back under ids already
+--   ahead of it (sheaf.step_allowance), so that after a step back ids continue above the last one.
 -- - Every wait of the slow path ends within its 2 s limit whatever state the sequences are in.
 -- sheaf._bake() becomes the 0015 version (renamed _bake_0015) and then creates the slow path from
 -- its one current definition below.
@@ -66,7 +66,12 @@ $$;
 alter sequence sheaf.block rename to opened;
 -- sheaf:break
 
-create sequence sheaf.opened_at as bigint cache 1;
+create sequence sheaf.opened_at as bigint minvalue -9223372036854775808 cache 1;
+-- sheaf:break
+
+-- How far, in ms, the clock stepped back under the ids while they were ahead of it: the lead bound
+-- is that much larger until the clock has caught up with the ids (0 then).
+create sequence sheaf.step_allowance as bigint minvalue 0 start 0 cache 1;
 -- sheaf:break
 
 -- The published block the fast path reads: unlogged where PostgreSQL has unlogged sequences, so
@@ -242,8 +247,9 @@ begin
       now_tick bigint;
       first_tick bigint;
       last_tick bigint;
-      allowed bigint;
       opened_at bigint;
+      allowance bigint;
+      was_allowed bigint;
       secret bytea := (select l.secret from sheaf.lock_secret l);
       epoch bigint;
       lock_id bigint;
@@ -304,9 +310,9 @@ begin
             -- The holder this session waited for moved the epoch: the key it holds now is stale.
             perform pg_advisory_unlock(lock_id);
             {retry}
-          end if;
-          if clock_timestamp() >= deadline then
-            perform sheaf._fail('SH014', 'waited 2000 ms for the generator''s block lock: its key kept changing');
+            if clock_timestamp() >= deadline then
+              perform sheaf._fail('SH014', 'waited 2000 ms for the generator''s block lock: its key kept changing');
+            end if;
           end if;
         end loop;
         if clock_timestamp() < to_timestamp('{legacy_until}'::float8) then
@@ -340,38 +346,45 @@ begin
             sheaf._iso(now_tick + {epoch_ms})));
         end if;
         opened_at := pg_sequence_last_value('sheaf.opened_at');
+        allowance := coalesce(pg_sequence_last_value('sheaf.step_allowance'), 0);
+        was_allowed := allowance;
+        -- The clock stepped back since the last block was opened: the ids stay ahead of it by that
+        -- much more, and the lead bound with them, so ids keep coming at the clock's pace.
+        if now_tick < opened_at then
+          allowance := allowance + (opened_at - now_tick);
+        end if;
         if u is null then
           -- The published block was reset (a crash restart or a promotion) or never set: start above
-          -- anything the server before could have issued. It opened nothing more than {max_lead_ms} ms
-          -- ahead of its clock, nor faster than its clock advanced past the last block recorded
-          -- durably; its clock was within {skew_ms} ms of this one (docs/replication.md).
-          first_tick := greatest(now_tick + {max_lead_ms} + {skew_ms},
-            (pg_sequence_last_value('sheaf.opened') >> {time_shift}) + 1 + greatest(0, now_tick - opened_at)
-              + {skew_ms},
-            (t >> {time_shift}) + 1);
+          -- anything the server before could have issued. It opened nothing beyond its clock plus the
+          -- lead bound and its allowance, and its clock was within {skew_ms} ms of this one
+          -- (docs/replication.md).
+          first_tick := greatest(now_tick + {max_lead_ms} + {skew_ms} + allowance,
+            (pg_sequence_last_value('sheaf.opened') >> {time_shift}) + 1, (t >> {time_shift}) + 1);
           last_tick := first_tick + greatest(n - 1, 0) / {block_size};
+          allowance := greatest(allowance, last_tick - now_tick - {max_lead_ms});
         else
           first_tick := greatest(now_tick, (u >> {time_shift}) + 1);
           last_tick := first_tick + greatest(n - 1, 0) / {block_size};
-          -- The lead bound. Beyond it (a burst, a batch, or the clock stepped back behind the last
-          -- block) ticks advance only as far as the clock advanced since the last block was opened:
-          -- wait for it, up to the 2 s limit. A clock that stepped back starts counting anew.
+          -- The lead bound: a burst or a batch that would run further ahead of the clock waits for
+          -- it, up to the 2 s limit.
           loop
-            allowed := greatest(now_tick + {max_lead_ms},
-              (u >> {time_shift}) + greatest(0, now_tick - coalesce(opened_at, now_tick)));
-            exit when last_tick <= allowed;
-            if opened_at is null or now_tick < opened_at then
-              opened_at := now_tick;
-              perform setval('sheaf.opened_at', now_tick);
-            end if;
+            exit when last_tick <= now_tick + {max_lead_ms} + allowance;
             if clock_timestamp() >= deadline then
-              perform sheaf._fail('SH014', format('ids ran %s ms ahead of the clock, the most the generator may '
-                '({max_lead_ms} ms, or as far as the clock advanced after it stepped back); waited 2000 ms for '
-                'the clock to catch up', last_tick - now_tick));
+              perform sheaf._fail('SH014', format('ids would run %s ms ahead of the clock, more than the generator '
+                'may ({max_lead_ms} ms, and %s ms more while the clock is behind after stepping back); waited '
+                '2000 ms for the clock', last_tick - now_tick, allowance));
             end if;
-            perform pg_sleep(least(0.001 * (last_tick - allowed), 0.05));
+            perform pg_sleep(least(0.001 * (last_tick - now_tick - {max_lead_ms} - allowance), 0.05));
+            opened_at := now_tick;
             now_tick := {clock};
+            if now_tick < opened_at then
+              allowance := allowance + (opened_at - now_tick);
+            end if;
           end loop;
+        end if;
+        -- Caught up: the ids are within the plain bound again.
+        if last_tick <= now_tick + {max_lead_ms} then
+          allowance := 0;
         end if;
         if last_tick > {max_tick} then
           perform sheaf._fail('SH003', format('layout {layout} ran out of time at {run_out}; cannot issue ids at %s',
@@ -383,6 +396,9 @@ begin
         perform setval('sheaf.counter', ((last_tick << {time_shift}) | {shard_field}) + (n - 1) % {block_size} + 1,
           false);
         perform setval('sheaf.opened', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
+        if allowance <> was_allowed then
+          perform setval('sheaf.step_allowance', allowance);
+        end if;
         perform setval('sheaf.opened_at', now_tick);
         perform setval('sheaf.block', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
         {release}
@@ -446,6 +462,7 @@ begin
           perform setval('sheaf.block', (greatest({clock} - 1, 0) << {time_shift}) | {shard_field} | {seq_mask});
           perform setval('sheaf.opened', (greatest({clock} - 1, 0) << {time_shift}) | {shard_field} | {seq_mask});
           perform setval('sheaf.opened_at', greatest({clock} - 1, 0));
+          perform setval('sheaf.step_allowance', 0);
         end if;
       end
       $body$
