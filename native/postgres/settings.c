@@ -164,7 +164,9 @@ load(void)
 	MemoryContextReset(settings_context);
 
 	s.counter = sheaf_relation(schema, "counter");
-	s.block = sheaf_relation(schema, "block");
+	/* From SQL version 16 the fast path reads the live block, which a crash or promotion resets. */
+	s.block = OidIsValid(get_relname_relid("live_block", schema)) ? sheaf_relation(schema, "live_block")
+		: sheaf_relation(schema, "block");
 	s.next_block = LookupFuncName(list_make2(makeString("sheaf"), makeString("_next_block")), 0, NULL, false);
 	s.next_block_call = MemoryContextAlloc(settings_context, sizeof(FmgrInfo));
 	fmgr_info_cxt(s.next_block, s.next_block_call, settings_context);

@@ -5,12 +5,14 @@
 --   into it and refuses on a copy (SH023) before it moves anything; install() binds a copy to its
 --   node with a shard of its own (a new database_id) or, when the original is gone, as moved
 --   (sheaf.bind_node).
--- - The published block, sheaf.block, is an unlogged sequence on PostgreSQL 15+: a crash restart
---   and a promotion reset it, so the first id after either goes through the slow path, which then
---   starts above everything the old server could have issued (the rebase), from the durable record
---   of the last block opened (sheaf.opened) and the lead bound: no block opens more than 2 s (with
---   the sheaf layout) ahead of the clock, plus how far the clock stepped back under ids already
---   ahead of it (sheaf.step_allowance), so that after a step back ids continue above the last one.
+-- - The fast path takes ids from sheaf.live_block, a copy of the last block published that is an
+--   unlogged sequence on PostgreSQL 15+: a crash restart and a promotion reset it, so the first id
+--   after either goes through the slow path, which then starts above everything the old server
+--   could have issued (the rebase), from sheaf.block (the durable record of the last block opened)
+--   and the lead bound: no block opens more than 2 s (with the sheaf layout) ahead of the clock,
+--   plus how far the clock stepped back under ids already ahead of it (sheaf.step_allowance), so
+--   that after a step back ids continue above the last one. sheaf.block keeps its name and value:
+--   renaming it would lock out every statement generating ids while an upgrade commits.
 -- - Every wait of the slow path ends within its 2 s limit whatever state the sequences are in.
 -- sheaf._bake() becomes the 0015 version (renamed _bake_0015) and then creates the slow path from
 -- its one current definition below.
@@ -38,7 +40,7 @@ update sheaf.settings set node_identity = sheaf.node_identity();
 -- which no check can tell from its original) and becomes a database of its own: a new database_id
 -- (registries see another database), and neither the original's logical shards nor its registry
 -- record, which are the original's; the caller then configures a shard. Otherwise the database was
--- moved here and the original will never issue ids again: its published block is reset, so the next
+-- moved here and the original will never issue ids again: its live block is reset, so the next
 -- block starts above anything the original could have issued after this copy was taken, as after a
 -- crash. Owner only.
 create function sheaf.bind_node(new_database boolean) returns void
@@ -54,18 +56,14 @@ begin
       database_name = current_database()
         || coalesce(' on ' || host(inet_server_addr()) || ':' || inet_server_port(), '');
   else
-    perform setval('sheaf.block', -1, false);
+    perform setval('sheaf.live_block', -1, false);
   end if;
   update sheaf.settings set node_identity = sheaf.node_identity();
 end
 $$;
 -- sheaf:break
 
--- The durable record of the last block opened (the sequence that was sheaf.block, with its value),
--- and the clock, in ms since the layout's epoch, when it was opened.
-alter sequence sheaf.block rename to opened;
--- sheaf:break
-
+-- The clock, in ms since the layout's epoch, when the last block was opened.
 create sequence sheaf.opened_at as bigint minvalue -9223372036854775808 cache 1;
 -- sheaf:break
 
@@ -74,21 +72,21 @@ create sequence sheaf.opened_at as bigint minvalue -9223372036854775808 cache 1;
 create sequence sheaf.step_allowance as bigint minvalue 0 start 0 cache 1;
 -- sheaf:break
 
--- The published block the fast path reads: unlogged where PostgreSQL has unlogged sequences, so
--- that a crash restart or a promotion resets it to never-called (pg_sequence_last_value is null).
+-- The block the fast path takes ids from: unlogged where PostgreSQL has unlogged sequences, so that
+-- a crash restart or a promotion resets it to never-called (pg_sequence_last_value reads null).
 do $$
 begin
-  execute format('create %s sequence sheaf.block as bigint minvalue -1 start -1 cache 1',
+  execute format('create %s sequence sheaf.live_block as bigint minvalue -1 start -1 cache 1',
     case when current_setting('server_version_num')::integer >= 150000 then 'unlogged' else '' end);
 end
 $$;
 -- sheaf:break
 
-select setval('sheaf.block', pg_sequence_last_value('sheaf.opened'))
-where pg_sequence_last_value('sheaf.opened') is not null;
+select setval('sheaf.live_block', pg_sequence_last_value('sheaf.block'))
+where pg_sequence_last_value('sheaf.block') is not null;
 -- sheaf:break
 
--- The roles that read the block for the fast path read the new one; the record is the owner's.
+-- The roles that read the block for the fast path read the live one.
 do $$
 declare
   grantee text;
@@ -96,97 +94,10 @@ begin
   for grantee in
     select quote_ident(r.rolname) from pg_class c cross join lateral aclexplode(c.relacl) a
       join pg_roles r on r.oid = a.grantee
-    where c.oid = 'sheaf.opened'::regclass and a.grantee <> c.relowner and a.privilege_type = 'SELECT'
+    where c.oid = 'sheaf.block'::regclass and a.grantee <> c.relowner and a.privilege_type = 'SELECT'
   loop
-    execute format('grant select on sequence sheaf.block to %s', grantee);
+    execute format('grant select on sequence sheaf.live_block to %s', grantee);
   end loop;
-  for grantee in
-    select distinct case when a.grantee = 0 then 'public' else quote_ident(r.rolname) end
-    from pg_class c cross join lateral aclexplode(c.relacl) a left join pg_roles r on r.oid = a.grantee
-    where c.oid = 'sheaf.opened'::regclass and a.grantee <> c.relowner
-  loop
-    execute format('revoke all on sequence sheaf.opened from %s', grantee);
-  end loop;
-end
-$$;
--- sheaf:break
-
--- Has this database issued an id? From the durable record: the published block may have been reset.
-create function sheaf._issued() returns boolean
-language sql stable as $$
-  select coalesce(greatest(pg_sequence_last_value('sheaf.opened'), pg_sequence_last_value('sheaf.block')) >= 0,
-    false)
-$$;
--- sheaf:break
-
--- As in 0009, from both records of the last block.
-create or replace function sheaf._issued_until_ms() returns bigint
-language sql stable as $$
-  select case when not sheaf._issued() then 0
-    else (greatest(pg_sequence_last_value('sheaf.opened'), pg_sequence_last_value('sheaf.block'))
-      >> (s.shard_bits + s.sequence_bits)) + s.epoch_ms end
-  from sheaf.settings s
-$$;
--- sheaf:break
-
--- As in 0009, with the layout locked by the durable record of the last block.
-create or replace function sheaf.configure(
-  shard_id integer,
-  layout_name text default 'sheaf',
-  epoch_ms bigint default 1704067200000,
-  time_bits integer default 41,
-  shard_bits integer default 12,
-  sequence_bits integer default 10,
-  test_clock boolean default false
-) returns void
-language plpgsql as $$
-declare
-  existing sheaf.settings;
-  layout_changes boolean;
-  issued_until bigint;
-begin
-  -- Two admins configuring or adding shards at once would re-create the same functions at once.
-  perform pg_advisory_xact_lock(8316008180944039539);
-  existing := (select s from sheaf.settings s);
-  if existing is null then
-    perform sheaf._fail('SH024', 'sheaf.settings has no row: run sheaf install to repair it');
-  end if;
-  layout_changes := (existing.epoch_ms, existing.time_bits, existing.shard_bits, existing.sequence_bits)
-    is distinct from (configure.epoch_ms, configure.time_bits, configure.shard_bits, configure.sequence_bits);
-  issued_until := sheaf._issued_until_ms();
-  if layout_name is null or layout_name !~ '^[a-z0-9_-]{1,40}$' then
-    perform sheaf._fail('SH008', format('layout name "%s" must be 1 to 40 of a-z, 0-9, _ and -',
-      coalesce(layout_name, 'null')));
-  end if;
-  if time_bits is null or shard_bits is null or sequence_bits is null or epoch_ms is null
-    or time_bits < 1 or sequence_bits < 1 or shard_bits < 0 or time_bits + shard_bits + sequence_bits > 64
-    or epoch_ms < 0 then
-    perform sheaf._fail('SH008', format('layout %s is invalid: epoch %s, %s time + %s shard + %s sequence bits '
-      '(time and sequence need at least 1 bit, 64 bits at most)', layout_name, epoch_ms, time_bits, shard_bits,
-      sequence_bits));
-  end if;
-  if shard_id is null or shard_id < 0 or shard_id >= (1::bigint << shard_bits) then
-    perform sheaf._fail('SH001', format('shard %s does not fit %s shard bits (max %s)',
-      coalesce(shard_id::text, 'null'), shard_bits, (1::bigint << shard_bits) - 1));
-  end if;
-  if layout_changes and sheaf._issued() then
-    perform sheaf._fail('SH005', format('cannot change layout %s to %s: ids were already issued with it',
-      existing.layout_name, layout_name));
-  end if;
-  update sheaf.settings set
-    shard_id = configure.shard_id, layout_name = configure.layout_name, epoch_ms = configure.epoch_ms,
-    time_bits = configure.time_bits, shard_bits = configure.shard_bits, sequence_bits = configure.sequence_bits,
-    test_clock = configure.test_clock, configured_at = now();
-  perform sheaf._claim_own_shard(configure.shard_id);
-  if existing.shard_id <> configure.shard_id
-    and not exists (select from sheaf.logical_shards l where l.shard_id = existing.shard_id) then
-    perform sheaf.release_shard(existing.shard_id, existing.database_id, issued_until);
-  end if;
-  perform sheaf._bake();
-  -- The counter holds finished ids of the configured shard: move it to a block of the new shard.
-  if existing.shard_id <> configure.shard_id and sheaf._issued() then
-    perform sheaf._open_block(0);
-  end if;
 end
 $$;
 -- sheaf:break
@@ -224,9 +135,11 @@ declare
   -- the clock difference between an old and a new primary the rebase allows for.
   max_lead_ms bigint := greatest(2000, 2 * ceil(1000000.0 / (1::bigint << s.sequence_bits))::bigint);
   skew_ms bigint := 1000;
+  logical integer[] := array(select l.shard_id from sheaf.logical_shards l order by 1);
+  fresh text := 't <= u and (t & {shard_mask}) = {shard_field} and {clock_at} < {tick_end}';
   slow text;
   retry text := 'if n = 1 then
-          u := pg_sequence_last_value(''sheaf.block'');
+          u := pg_sequence_last_value(''sheaf.live_block'');
           t := nextval(''sheaf.counter'');
           if t <= u and (t & {shard_mask}) = {shard_field} and {clock_at} < {tick_end} then
             return t;
@@ -234,6 +147,40 @@ declare
         end if;';
 begin
   perform sheaf._bake_0015();
+  -- The fast path (PL/pgSQL; docs/native.md for the C one): no lock, no wait, runs as the caller. A
+  -- value is accepted when it is at most the last id of the live block read before it was taken,
+  -- carries this database's shard, and the clock has not passed its millisecond.
+  execute sheaf._render_0013(replace($f$
+    create or replace function sheaf._plpgsql_next_id() returns bigint
+    language plpgsql volatile as $body$
+    declare
+      u bigint := pg_sequence_last_value('sheaf.live_block');
+      t bigint := nextval('sheaf.counter');
+    begin
+      if {fresh} then
+        return t;
+      end if;
+      return sheaf._next_block();
+    end
+    $body$
+  $f$, '{fresh}', fresh), s);
+  execute sheaf._render_0013(replace(replace($f$
+    create or replace function sheaf._plpgsql_next_id(shard integer) returns bigint
+    language plpgsql volatile as $body$
+    declare
+      u bigint := pg_sequence_last_value('sheaf.live_block');
+      t bigint := nextval('sheaf.counter');
+    begin
+      {check_shard}
+      {check_owned}
+      if not ({fresh}) then
+        t := sheaf._next_block();
+      end if;
+      return (t & {shard_clear}) | (shard::bigint << {seq_bits});
+    end
+    $body$
+  $f$, '{fresh}', fresh), '{check_owned}', sheaf._owned_check(s, logical)), s);
+
   -- The slow path (docs/sql/postgres.md, "How next_id works"), rendered twice: _open_block(n) for
   -- the owner and next_ids (security definer), and _next_block() for next_id(), where n is 1.
   slow := $f$
@@ -333,7 +280,7 @@ begin
           end loop;
         end if;
         {test_pause}
-        u := pg_sequence_last_value('sheaf.block');
+        u := pg_sequence_last_value('sheaf.live_block');
         t := nextval('sheaf.counter');
         now_tick := {clock};
         -- Another session opened a fresh block while this one waited for the lock: take from it.
@@ -354,12 +301,12 @@ begin
           allowance := allowance + (opened_at - now_tick);
         end if;
         if u is null then
-          -- The published block was reset (a crash restart or a promotion) or never set: start above
+          -- The live block was reset (a crash restart or a promotion) or never set: start above
           -- anything the server before could have issued. It opened nothing beyond its clock plus the
           -- lead bound and its allowance, and its clock was within {skew_ms} ms of this one
           -- (docs/replication.md).
           first_tick := greatest(now_tick + {max_lead_ms} + {skew_ms} + allowance,
-            (pg_sequence_last_value('sheaf.opened') >> {time_shift}) + 1, (t >> {time_shift}) + 1);
+            (pg_sequence_last_value('sheaf.block') >> {time_shift}) + 1, (t >> {time_shift}) + 1);
           last_tick := first_tick + greatest(n - 1, 0) / {block_size};
           allowance := greatest(allowance, last_tick - now_tick - {max_lead_ms});
         else
@@ -390,17 +337,18 @@ begin
           perform sheaf._fail('SH003', format('layout {layout} ran out of time at {run_out}; cannot issue ids at %s',
             sheaf._iso(last_tick + {epoch_ms})));
         end if;
-        -- Order matters: move the counter first, publish the block last. A counter value is only
-        -- accepted up to the block published before it was taken (docs/sql/postgres.md). The
-        -- durable record comes before the publication, its time after the block it dates.
+        -- Order matters: move the counter first, publish the block after it. A counter value is only
+        -- accepted up to the block published before it was taken (docs/sql/postgres.md). sheaf.block
+        -- (which sessions still in a function of before version 16 read) is published first, the
+        -- live block the fast path reads last.
         perform setval('sheaf.counter', ((last_tick << {time_shift}) | {shard_field}) + (n - 1) % {block_size} + 1,
           false);
-        perform setval('sheaf.opened', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
+        perform setval('sheaf.block', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
         if allowance <> was_allowed then
           perform setval('sheaf.step_allowance', allowance);
         end if;
         perform setval('sheaf.opened_at', now_tick);
-        perform setval('sheaf.block', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
+        perform setval('sheaf.live_block', (last_tick << {time_shift}) | {shard_field} | {seq_mask});
         {release}
         return (first_tick << {time_shift}) | {shard_field};
       exception when query_canceled or others then
@@ -458,9 +406,9 @@ begin
       language plpgsql volatile as $body$
       begin
         perform setval('sheaf.counter', 0, false);
-        if sheaf._issued() then
+        if pg_sequence_last_value('sheaf.block') >= 0 then
           perform setval('sheaf.block', (greatest({clock} - 1, 0) << {time_shift}) | {shard_field} | {seq_mask});
-          perform setval('sheaf.opened', (greatest({clock} - 1, 0) << {time_shift}) | {shard_field} | {seq_mask});
+          perform setval('sheaf.live_block', (greatest({clock} - 1, 0) << {time_shift}) | {shard_field} | {seq_mask});
           perform setval('sheaf.opened_at', greatest({clock} - 1, 0));
           perform setval('sheaf.step_allowance', 0);
         end if;

@@ -17,13 +17,15 @@ const paths = nativeSkipped ? [plpgsqlPath] : [plpgsqlPath, nativePath];
 // connection, ahead of real time, so ids run ahead of it; after the restart it starts from the same
 // frozen instant and moves on: the time component cannot hide a lost counter, so only the
 // generator's state (durable forms, committed inserts, and from PostgreSQL 15 the rebase of an
-// unlogged published block) keeps ids from being handed out twice.
+// unlogged live block) keeps ids from being handed out twice.
 describe.skipIf(!runnable).each(paths)('sheaf.next_id across a server crash [scratch cluster, $name]', (path) => {
   let cluster: ScratchCluster;
   // Each crash starts at the generator's last block: a frozen clock behind it could not open more.
   let frozen = Date.now() + 3_600_000;
 
-  const connect = async (clock: 'frozen' | 'moving' = 'frozen'): Promise<{ executor: SqlExecutor; client: pg.Client }> => {
+  const connect = async (
+    clock: 'frozen' | 'moving' = 'frozen',
+  ): Promise<{ executor: SqlExecutor; client: pg.Client }> => {
     const client = new pg.Client({ connectionString: cluster.url });
     client.on('error', () => undefined);
     await client.connect();
@@ -105,8 +107,7 @@ describe.skipIf(!runnable).each(paths)('sheaf.next_id across a server crash [scr
     await client.connect();
     try {
       const { rows } = await client.query<{ ms: string }>(
-        `select (greatest(pg_sequence_last_value('sheaf.opened'), pg_sequence_last_value('sheaf.block')) >> 22)
-          + 1704067200000 + 1 as ms`,
+        "select (pg_sequence_last_value('sheaf.block') >> 22) + 1704067200000 + 1 as ms",
       );
       return Number(rows[0]?.ms ?? 0);
     } finally {
@@ -125,7 +126,7 @@ describe.skipIf(!runnable).each(paths)('sheaf.next_id across a server crash [scr
     ['a committed 50-row INSERT', 'insert into rows (n) select g from generate_series(1, 50) g returning id'],
     ['sheaf.next_id_durable()', 'select sheaf.next_id_durable() as id'],
     ['sheaf.next_ids_durable(20)', 'select sheaf.next_ids_durable(20) as id'],
-    // PostgreSQL 15+: the published block is unlogged, so the first id after the restart rebases.
+    // PostgreSQL 15+: the live block is unlogged, so the first id after the restart rebases.
     ['a plain SELECT sheaf.next_id()', 'select sheaf.next_id() as id'],
   ];
   for (const [what, sql] of kept) {
@@ -138,12 +139,12 @@ describe.skipIf(!runnable).each(paths)('sheaf.next_id across a server crash [scr
   }
 
   // The control: without it the cases above could pass on a harness that never loses sequence state.
-  // After the restart the published block is set back to the durable record of the last block, as a
-  // logged block would be (PostgreSQL 13 and 14, or sheaf before version 16): no rebase.
-  it('hands out again the last ids of plain SELECTs when the published block survives the crash', async () => {
+  // After the restart the live block is set back to the durable record of the last block, as a
+  // logged one would be (PostgreSQL 13 and 14, or sheaf before version 16): no rebase.
+  it('hands out again the last ids of plain SELECTs when the live block survives the crash', async () => {
     const tries = 5;
     const keepBlock = async (executor: SqlExecutor) => {
-      await executor.query("select setval('sheaf.block', pg_sequence_last_value('sheaf.opened'))");
+      await executor.query("select setval('sheaf.live_block', pg_sequence_last_value('sheaf.block'))");
     };
     for (let attempt = 1; attempt <= tries; attempt++) {
       const { before, after } = await crashDuring('select sheaf.next_id() as id', keepBlock);

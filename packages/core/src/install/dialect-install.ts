@@ -40,7 +40,11 @@ export interface DialectInstall {
    * Application roles whose privileges an install brings up to date (new functions, narrower
    * grants): `role` rows, and the statements for one. Undefined where accounts are not tracked.
    */
-  readonly appRoles?: { readonly query: string; readonly from: number; statements(role: string): string[] };
+  readonly appRoles?: {
+    readonly query: string;
+    readonly from: number;
+    statements(role: string, version: number): string[];
+  };
   /** How an install with a registry reads and records this database's place in the id space. */
   readonly idSpace?: IdSpaceInstall;
   /**

@@ -195,7 +195,7 @@ async function installFiles(
   if (dialect.appRoles && version >= dialect.appRoles.from) {
     const roles = await session.query<{ role: string }>(dialect.appRoles.query);
     for (const { role } of roles) {
-      for (const statement of dialect.appRoles.statements(role)) await session.query(statement);
+      for (const statement of dialect.appRoles.statements(role, version)) await session.query(statement);
     }
   }
   return restoreRoutineGrants(session, dialect, grants, { version, applied });
