@@ -102,6 +102,7 @@ static void
 read_tables(SheafSettings *s)
 {
 	StringInfoData logical_text;
+	bool		isnull;
 
 	query_latest("select shard_id::pg_catalog.int8, epoch_ms::pg_catalog.int8, shard_bits::pg_catalog.int8, "
 				 "sequence_bits::pg_catalog.int8, test_clock::pg_catalog.int4::pg_catalog.int8 from sheaf.settings");
@@ -114,6 +115,28 @@ read_tables(SheafSettings *s)
 	s->shard_bits = (int) column_int64(0, 3);
 	s->sequence_bits = (int) column_int64(0, 4);
 	s->test_clock = column_int64(0, 5) != 0;
+
+	/*
+	 * The PL/pgSQL slow path carries the node its shard is bound to in its body; these settings are a
+	 * row, which a copy of the database or a replicated schema sheaf brings from another node. Issue
+	 * nothing from a row written there (docs/replication.md).
+	 */
+	query_latest("select pg_catalog.to_regprocedure('sheaf.node_identity()') is not null");
+	if (SPI_processed == 1 && DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
+	{
+		query_latest("select s.database_name, s.node_identity, sheaf.node_identity() from sheaf.settings s "
+					 "where s.node_identity is distinct from sheaf.node_identity()");
+		if (SPI_processed > 0)
+			ereport(ERROR,
+					(errcode(MAKE_SQLSTATE('S', 'H', '0', '2', '3')),
+					 errmsg("sheaf: this database's settings were written for %s on node %s, and it runs on node %s: "
+							"it is a copy, or schema sheaf is replicated from another database, and may not issue "
+							"that database's ids; give it a shard of its own (sheaf install --url <this database> "
+							"--shard <N>), confirm a move (--moved), or stop replicating schema sheaf",
+							SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1),
+							SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2),
+							SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3))));
+	}
 
 	query_latest("select shard_id::pg_catalog.int8 from sheaf.logical_shards order by 1");
 	s->logical_count = (int) SPI_processed;
@@ -141,7 +164,9 @@ load(void)
 	MemoryContextReset(settings_context);
 
 	s.counter = sheaf_relation(schema, "counter");
-	s.block = sheaf_relation(schema, "block");
+	/* From SQL version 16 the fast path reads the live block, which a crash or promotion resets. */
+	s.block = OidIsValid(get_relname_relid("live_block", schema)) ? sheaf_relation(schema, "live_block")
+		: sheaf_relation(schema, "block");
 	s.next_block = LookupFuncName(list_make2(makeString("sheaf"), makeString("_next_block")), 0, NULL, false);
 	s.next_block_call = MemoryContextAlloc(settings_context, sizeof(FmgrInfo));
 	fmgr_info_cxt(s.next_block, s.next_block_call, settings_context);

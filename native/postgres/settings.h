@@ -12,7 +12,8 @@
 typedef struct SheafSettings
 {
 	Oid			counter;		/* sheaf.counter: the next id of the open block */
-	Oid			block;			/* sheaf.block: the last id of the block opened last */
+	Oid			block;			/* sheaf.live_block (sheaf.block before version 16): the
+								 * last id of the block opened last */
 	Oid			next_block;		/* sheaf._next_block(): the slow path */
 	FmgrInfo   *next_block_call;	/* its call info, kept: a call sets up the security
 									 * definer context once, not once per slow path */

@@ -55,6 +55,8 @@ export const sheafErrorCodes = Object.freeze([
   'NATIVE_UNAVAILABLE',
   'READ_ONLY',
   'REPAIR_REFUSED',
+  'DATABASE_COPIED',
+  'STATE_DAMAGED',
 ] as const);
 
 /**

@@ -30,6 +30,8 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH020: 'SEQUENCE_OUT_OF_RANGE',
   SH021: 'TICKETS_OVERLAP',
   SH022: 'NATIVE_UNAVAILABLE',
+  SH023: 'DATABASE_COPIED',
+  SH024: 'STATE_DAMAGED',
 });
 
 /** How deep {@link fromDatabaseError} looks through wrappers: ORM errors nest two or three levels. */

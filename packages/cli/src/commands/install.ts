@@ -20,7 +20,7 @@ export const installCommand = defineCommand({
   summary: 'install or upgrade sheaf in a database and set its shard and layout',
   help: `
 Usage: sheaf install [--url <url>] [--shard N] [--layout <preset>] [--registry <url>]
-                    [--native | --no-native] [--print | --json]
+                    [--native | --no-native] [--moved | --clone] [--print | --json]
 
 Installs or upgrades sheaf's SQL, then sets the shard and layout. Idempotent: run it again to
 upgrade or to change the shard; the layout is fixed once ids were issued. Without --shard or
@@ -38,6 +38,13 @@ ${urlHelp}
                      must be installed on the server (docs/native.md); refused if it cannot be
   --no-native        PostgreSQL: run next_id() in PL/pgSQL (and drop the extension)
                      Neither: as chosen before; on a first install, native where it can run
+  --moved            PostgreSQL: this database is a copy whose original is gone for good (a
+                     restore after losing the server, pg_upgrade): keep its shard, bound to this
+                     server now. A copy is otherwise refused until given a --shard of its own
+                     (docs/replication.md)
+  --clone            PostgreSQL, with --shard: this database is a physical clone of another
+                     (pg_basebackup, a restored backup or disk snapshot used to add a server),
+                     which no check can tell from its original: make it a database of its own
   --print            write the SQL for a database without sheaf instead of applying it; never
                      connects, so --url only names the dialect (e.g. --url postgres://)
   --json             print the result as JSON
@@ -50,6 +57,8 @@ ${urlHelp}
     registry: { type: 'string' },
     native: { type: 'boolean' },
     'no-native': { type: 'boolean' },
+    moved: { type: 'boolean' },
+    clone: { type: 'boolean' },
     print: { type: 'boolean' },
     json: { type: 'boolean' },
   },
@@ -60,6 +69,9 @@ ${urlHelp}
     if (flag(args, 'print')) {
       if (flag(args, 'json')) throw new UsageError('--print and --json cannot be combined');
       if (registryUrl !== undefined) throw new UsageError('--print cannot register a shard: drop --registry');
+      if (flag(args, 'moved') || flag(args, 'clone')) {
+        throw new UsageError('--print cannot bind a database to its server: drop --moved and --clone');
+      }
       io.out(installScript(target.dialect, { ...options, database: databaseOf(target) }).sql);
       return;
     }
@@ -91,7 +103,13 @@ ${urlHelp}
 });
 
 // Left out, shard, layout and path stay as the database has them (install() reads them there).
-function installOptions(args: Args): { shard?: number; layout?: Layout; native?: boolean } {
+function installOptions(args: Args): {
+  shard?: number;
+  layout?: Layout;
+  native?: boolean;
+  moved?: boolean;
+  clone?: boolean;
+} {
   const shard = text(args, 'shard');
   if (flag(args, 'native') && flag(args, 'no-native'))
     throw new UsageError('--native and --no-native cannot be combined');
@@ -100,6 +118,8 @@ function installOptions(args: Args): { shard?: number; layout?: Layout; native?:
     ...(shard === undefined ? {} : { shard: count('shard', shard) }),
     ...(text(args, 'layout') === undefined ? {} : { layout: layoutOption(args) }),
     ...(native === undefined ? {} : { native }),
+    ...(flag(args, 'moved') ? { moved: true } : {}),
+    ...(flag(args, 'clone') ? { clone: true } : {}),
   };
 }
 

@@ -44,20 +44,17 @@ export const postgresNativeFunctions: readonly string[] = [
 ];
 
 /**
- * The privileges of an application role, as `[privilege, object]` pairs: the fast path reads the
- * published block and takes counter values as the caller (no security definer on the hot path).
- * `usage` on the counter allows only `nextval`, which takes ids; `select` on the block only reads it.
+ * The application's privileges on the schema and the sequences, as `[privilege, object]`, for the
+ * installed SQL `version` (the latest by default). The fast path reads the published block and takes
+ * counter values as the caller (no security definer on the hot path): `usage` on the counter allows
+ * only `nextval`, which takes ids; `select` on a block only reads it. From 16 the fast path reads
+ * `sheaf.live_block`; `sheaf.block` stays readable for sessions still in a function of before.
  */
-export const postgresAppPrivileges: readonly (readonly [string, string])[] = [
-  ...postgresAppObjectPrivileges(),
-  ...postgresAppFunctions.map((signature) => ['execute', `function ${signature}`] as const),
-];
-
-/** The application's privileges on the schema and the sequences, as `[privilege, object]`. */
-export function postgresAppObjectPrivileges(): (readonly [string, string])[] {
+export function postgresAppObjectPrivileges(version = Number.POSITIVE_INFINITY): (readonly [string, string])[] {
   return [
     ['usage', 'schema sheaf'],
     ['select', 'sequence sheaf.block'],
+    ...(version >= 16 ? [['select', 'sequence sheaf.live_block'] as const] : []),
     ['usage', 'sequence sheaf.counter'],
   ];
 }
@@ -66,13 +63,17 @@ export function postgresAppObjectPrivileges(): (readonly [string, string])[] {
  * The statements that give `role` exactly an application's privileges on schema sheaf: whatever it
  * had there is revoked first (the same transaction makes the change atomic for running sessions).
  */
-export function postgresAppGrants(role: string): string[] {
+export function postgresAppGrants(role: string, version = Number.POSITIVE_INFINITY): string[] {
   const name = quoteRole(role);
+  const privileges = [
+    ...postgresAppObjectPrivileges(version),
+    ...postgresAppFunctions.map((signature) => ['execute', `function ${signature}`] as const),
+  ];
   return [
     `revoke all on all tables in schema sheaf from ${name}`,
     `revoke all on all sequences in schema sheaf from ${name}`,
     `revoke all on all functions in schema sheaf from ${name}`,
-    ...postgresAppPrivileges.map(([privilege, object]) => `grant ${privilege} on ${object} to ${name}`),
+    ...privileges.map(([privilege, object]) => `grant ${privilege} on ${object} to ${name}`),
     `do $$ begin
       if to_regprocedure('sheaf._grant_native()') is not null then
         perform sheaf._grant_native();

@@ -40,7 +40,11 @@ export interface DialectInstall {
    * Application roles whose privileges an install brings up to date (new functions, narrower
    * grants): `role` rows, and the statements for one. Undefined where accounts are not tracked.
    */
-  readonly appRoles?: { readonly query: string; readonly from: number; statements(role: string): string[] };
+  readonly appRoles?: {
+    readonly query: string;
+    readonly from: number;
+    statements(role: string, version: number): string[];
+  };
   /** How an install with a registry reads and records this database's place in the id space. */
   readonly idSpace?: IdSpaceInstall;
   /**
@@ -53,6 +57,8 @@ export interface DialectInstall {
    * `configure` bakes in (MySQL): install() switches variants after `configure`.
    */
   readonly testClock?: TestClockInstall;
+  /** Puts back state the generator needs (a lock secret, a sequence never called) before configure. */
+  readonly repair?: { readonly from: number; readonly statement: string };
   /** Where `next_id()` can run natively (PostgreSQL's C extension): install() applies the choice. */
   readonly nativePath?: NativePathInstall;
   /**

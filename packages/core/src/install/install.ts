@@ -9,6 +9,7 @@ import { applyFile } from './apply-files.js';
 import type { DialectInstall } from './dialect-install.js';
 import { mysqlInstall } from './mysql.js';
 import { nativeOutOfReach } from './native-path.js';
+import { checkNode } from './node-identity.js';
 import { postgresInstall } from './postgres.js';
 import { type Registration, registerShard } from './registration.js';
 import { keptRoutineGrants, restoreRoutineGrants } from './routine-grants.js';
@@ -59,6 +60,19 @@ export interface InstallOptions {
    * chose yet, native when it can run, PL/pgSQL otherwise. MySQL/MariaDB: only `false` or omitted.
    */
   readonly native?: boolean;
+  /**
+   * PostgreSQL: this database is a copy whose original is gone for good (a restore after losing the
+   * server, `pg_upgrade`, a managed major-version upgrade): keep its shard and database_id, bound to
+   * the node it runs on now (docs/replication.md). Without it, and without `shard`, an install on a
+   * copy is refused with DATABASE_COPIED; with `shard`, a copy becomes a database of its own.
+   */
+  readonly moved?: boolean;
+  /**
+   * PostgreSQL: this database is a physical clone of another (pg_basebackup, a restored backup, a
+   * disk snapshot used to add a node), which shares its identity so that no check can tell them
+   * apart: make it a database of its own (a new database_id) with `shard`, which it then needs.
+   */
+  readonly clone?: boolean;
 }
 
 /**
@@ -91,10 +105,16 @@ export async function install(db: Database, options: InstallOptions = {}): Promi
   const dialect = dialectInstall(executor);
   // Before anything changes: MySQL's DDL would not roll back.
   if (options.native && !dialect.nativePath) throw nativeOutOfReach(undefined, 0);
+  if ((options.moved || options.clone) && executor.dialect.name !== 'postgres') {
+    const option = options.moved ? 'moved' : 'clone';
+    throw new SheafError('UNSUPPORTED_DIALECT', `install({ ${option} }) is not supported on ${executor.dialect.name}`);
+  }
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
     // Before the registry is asked for anything: a refusal here changes nothing anywhere.
     await dialect.preflight?.(session);
     const bound = (await dialect.bind?.(session)) ?? dialect;
+    // A copy becomes a database of its own (or is confirmed as moved) before a registry hears of it.
+    await checkNode(session, options);
     const registration =
       options.registry && (await registerShard(session, bound, options, executorOf(options.registry, 'registry')));
     try {
@@ -157,6 +177,7 @@ async function installFiles(
     unbound.files.filter((file) => file.version <= version),
   );
   if (version < dialect.configureFrom) return restoreRoutineGrants(session, dialect, grants, { version, applied });
+  if (dialect.repair && version >= dialect.repair.from) await session.query(dialect.repair.statement);
   const [current] = await session.query<SettingsRow>(dialect.settings);
   const params = configureWith(current, options);
   if (registration) await registration.beforeConfigure(version, dialect);
@@ -174,7 +195,7 @@ async function installFiles(
   if (dialect.appRoles && version >= dialect.appRoles.from) {
     const roles = await session.query<{ role: string }>(dialect.appRoles.query);
     for (const { role } of roles) {
-      for (const statement of dialect.appRoles.statements(role)) await session.query(statement);
+      for (const statement of dialect.appRoles.statements(role, version)) await session.query(statement);
     }
   }
   return restoreRoutineGrants(session, dialect, grants, { version, applied });

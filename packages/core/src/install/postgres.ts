@@ -28,6 +28,7 @@ export const postgresInstall: DialectInstall = {
     from sheaf.settings`,
   configure: 'select sheaf.configure($1, $2, $3, $4, $5, $6, $7)',
   configureFrom: 3,
+  repair: { from: 16, statement: 'select sheaf._repair()' },
   idSpace: postgresIdSpace,
   nativePath: postgresNativePath,
   probe: "select to_regnamespace('sheaf') is not null as installed",
