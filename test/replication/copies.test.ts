@@ -125,7 +125,7 @@ describe.skipIf(!runnable)('copies of an installed database [postgres]', () => {
   });
 
   it('install({ moved: true }) keeps the restored copy’s shard 1 and database id, and generation works', async () => {
-    await install(restored.executor, { moved: true } as Parameters<typeof install>[1]);
+    await install(restored.executor, { moved: true });
     const mine = await sheafSettings(restored.executor);
     expect({ shard: mine.shard_id, id: mine.database_id }).toEqual({
       shard: 1,
