@@ -68,9 +68,10 @@ describe.skipIf(!runnable)('copies of an installed database [postgres]', () => {
     restored = open(cluster.urlOf('restored'));
   }, 120_000);
 
+  // The cluster first: a pool's end waits for a statement still running.
   afterAll(async () => {
-    await Promise.all(pools.map((database) => database.close()));
     cluster?.destroy();
+    await Promise.all(pools.map((database) => database.close()));
     await dropPgDatabases(pgUrl, made);
   });
 
@@ -109,7 +110,7 @@ describe.skipIf(!runnable)('copies of an installed database [postgres]', () => {
     const failures = [...report.databases.flatMap((entry) => entry.checks), ...(report.idSpace?.checks ?? [])].filter(
       (check) => check.status === 'fail',
     );
-    expect(failures.map((check) => check.message).join('\n')).toMatch(/cop(y|ied)/i);
+    expect(failures.map((check) => check.message).join('\n')).toMatch(/cop(y|ied)|clone|identity/i);
   });
 
   it('install({ shard: 2 }) makes the template copy a database of its own, issuing shard 2', async () => {

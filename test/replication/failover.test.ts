@@ -68,9 +68,10 @@ describe.skipIf(!runnable).each(paths)('failover to an async standby [scratch cl
   const clusters: ScratchCluster[] = [];
   const pools: PgDatabase[] = [];
 
+  // Clusters first: a pool's end waits for a statement still running.
   afterEach(async () => {
-    await Promise.all(pools.splice(0).map((pool) => pool.close()));
     for (const cluster of clusters.splice(0)) cluster.destroy();
+    await Promise.all(pools.splice(0).map((pool) => pool.close()));
   });
 
   it.each(scenarios)(

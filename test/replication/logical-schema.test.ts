@@ -54,9 +54,10 @@ describe.skipIf(!runnable)('logical replication that carries schema sheaf [scrat
     );
   }, 120_000);
 
+  // Clusters first: a pool's end waits for a statement still running.
   afterAll(async () => {
-    await Promise.all(pools.map((database) => database.close()));
     for (const cluster of clusters) cluster.destroy();
+    await Promise.all(pools.map((database) => database.close()));
   });
 
   it("install() on node 2 refuses to take over node 1's shard from the replicated row", async () => {

@@ -44,9 +44,10 @@ describe.skipIf(missing !== undefined)('two-node multi-primary with pglogical [s
     }
   }, 120_000);
 
+  // Clusters first: a pool's end waits for a statement still running.
   afterAll(async () => {
-    await Promise.all(nodes.map((node) => node.close()));
     for (const cluster of clusters) cluster.destroy();
+    await Promise.all(nodes.map((node) => node.close()));
   });
 
   const orders = async (node: PgDatabase) =>

@@ -63,10 +63,14 @@ export async function freePort(): Promise<number> {
 export async function createScratchCluster(options: ScratchClusterOptions = {}): Promise<ScratchCluster> {
   const bin = requireBinDir();
   const dir = clusterDir();
-  const data = join(dir, 'data');
-  runAsPostgres(bin, 'initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const cluster = clusterAt(bin, dir, await freePort(), options.settings ?? {});
-  cluster.start();
+  try {
+    runAsPostgres(bin, 'initdb', ['-D', cluster.dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    cluster.start();
+  } catch (error) {
+    cluster.destroy();
+    throw error;
+  }
   return cluster;
 }
 

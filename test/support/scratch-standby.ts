@@ -1,17 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { clusterAt, clusterDir, freePort, runAsPostgres, type ScratchCluster } from './scratch-cluster.js';
 
-/** An asynchronous streaming standby of a scratch cluster: its own data directory, port and log. */
+/**
+ * An asynchronous streaming standby of a scratch cluster: its own data directory, port and log.
+ * `stop()` it to cut it off from its primary (it keeps the WAL it has), `start()` it again.
+ */
 export interface ScratchStandby extends ScratchCluster {
   /** Waits until the standby has replayed everything the primary had written when called. */
   caughtUp(timeoutMs?: number): Promise<void>;
-  /**
-   * Stops (SIGSTOP) the standby's WAL receiver: WAL the primary writes from now on does not reach
-   * it, as over a slow link. Returns the function that lets it run again (SIGCONT).
-   */
-  holdWal(): Promise<() => void>;
   /** `pg_ctl promote`: the standby becomes a primary, on the WAL it has. */
   promote(): void;
 }
@@ -23,6 +20,25 @@ export interface ScratchStandby extends ScratchCluster {
  */
 export async function createStandby(primary: ScratchCluster): Promise<ScratchStandby> {
   const dir = clusterDir();
+  const cluster = clusterAt(primary.binDir, dir, await freePort(), primary.settings);
+  try {
+    backUp(primary, dir);
+    cluster.start();
+  } catch (error) {
+    cluster.destroy();
+    throw error;
+  }
+  return {
+    ...cluster,
+    caughtUp: (timeoutMs = 30_000) => caughtUp(primary, cluster, timeoutMs),
+    promote() {
+      runAsPostgres(primary.binDir, 'pg_ctl', ['-D', cluster.dataDir, '-w', '-t', '60', 'promote']);
+    },
+  };
+}
+
+/** `pg_basebackup -R` of `primary` into `<dir>/data`: a standby's data directory, told where its primary is. */
+function backUp(primary: ScratchCluster, dir: string): void {
   runAsPostgres(primary.binDir, 'pg_basebackup', [
     '-h',
     '127.0.0.1',
@@ -39,20 +55,6 @@ export async function createStandby(primary: ScratchCluster): Promise<ScratchSta
     '--checkpoint=fast',
     '--no-sync',
   ]);
-  const cluster = clusterAt(primary.binDir, dir, await freePort(), primary.settings);
-  cluster.start();
-  return {
-    ...cluster,
-    caughtUp: (timeoutMs = 30_000) => caughtUp(primary, cluster, timeoutMs),
-    async holdWal() {
-      const pid = await walReceiverPid(cluster);
-      execFileSync('kill', ['-STOP', String(pid)]);
-      return () => execFileSync('kill', ['-CONT', String(pid)]);
-    },
-    promote() {
-      runAsPostgres(primary.binDir, 'pg_ctl', ['-D', cluster.dataDir, '-w', '-t', '60', 'promote']);
-    },
-  };
 }
 
 async function caughtUp(primary: ScratchCluster, standby: ScratchCluster, timeoutMs: number): Promise<void> {
@@ -66,19 +68,6 @@ async function caughtUp(primary: ScratchCluster, standby: ScratchCluster, timeou
     );
     if (row?.done) return;
     if (Date.now() > deadline) throw new Error(`the standby on port ${standby.port} did not replay ${target?.lsn}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function walReceiverPid(standby: ScratchCluster): Promise<number> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const [row] = await query<{ pid: number }>(
-      standby.url,
-      "select pid from pg_stat_wal_receiver where status = 'streaming'",
-    );
-    if (row) return row.pid;
-    if (Date.now() > deadline) throw new Error(`the standby on port ${standby.port} has no streaming WAL receiver`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
