@@ -11,8 +11,8 @@ import type { Installation } from './installed-state.js';
 
 /**
  * What `sheaf status` warns of, as the doctor's checks judge it: state the generator needs and
- * lacks, a copy bound to another node (PostgreSQL, version 16 on), and schema sheaf replicated
- * (PostgreSQL). Only the checks that did not pass.
+ * lacks and a copy bound to another node (PostgreSQL, version 16 on), which fail, and schema sheaf
+ * replicated (PostgreSQL), a warning. Only the checks that did not pass.
  */
 export async function statusFindings(
   executor: SqlExecutor,
@@ -21,8 +21,15 @@ export async function statusFindings(
 ): Promise<Check[]> {
   const postgres = executor.dialect.name === 'postgres';
   const node = postgres && installation.state ? await readable(() => readNode(executor, target)) : undefined;
-  const replicated = postgres ? replicationCheck(await readable(() => readReplicatedSheaf(executor))) : undefined;
+  const replicated = postgres
+    ? warning(replicationCheck(await readable(() => readReplicatedSheaf(executor))))
+    : undefined;
   return [stateCheck(target, installation.gaps), nodeIdentityCheck(target, node), replicated].filter(
     (found): found is Check => found !== undefined && found.status !== 'ok',
   );
+}
+
+// The database still issues its own ids: status warns where the doctor fails.
+function warning(found: Check): Check {
+  return found.status === 'fail' ? { ...found, status: 'warn' } : found;
 }
