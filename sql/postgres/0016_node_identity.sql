@@ -103,8 +103,9 @@ $$;
 -- sheaf:break
 
 -- Puts back what the generator needs when something removed it (a schema copied without its
--- sequences' values, a deleted row): the lock's secret and epoch, and a settings row bound to this
--- node, which install() then configures with the shard it was given. Called by install().
+-- sequences' values, a deleted row): the lock's secret and epoch, an unlogged live block, and a
+-- settings row bound to this node, which install() then configures with the shard it was given.
+-- Called by install().
 create function sheaf._repair() returns void
 language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 begin
@@ -114,6 +115,14 @@ begin
   end if;
   if pg_sequence_last_value('sheaf.lock_epoch') is null then
     perform setval('sheaf.lock_epoch', 0);
+  end if;
+  -- Installed before the server was upgraded to PostgreSQL 15 (pg_upgrade keeps relations as they
+  -- are): make the live block unlogged. ALTER writes the value it finds as the one a crash resets
+  -- to, so it must find never-called; the fast path meanwhile goes to the slow path, which rebases.
+  if current_setting('server_version_num')::integer >= 150000
+    and (select c.relpersistence from pg_class c where c.oid = 'sheaf.live_block'::regclass) = 'p' then
+    perform setval('sheaf.live_block', -1, false);
+    alter sequence sheaf.live_block set unlogged;
   end if;
   if not exists (select from sheaf.settings) then
     insert into sheaf.settings (database_name, node_identity)
