@@ -72,6 +72,13 @@ async function databaseIdOf(member: Member): Promise<string> {
   return String(row!.id);
 }
 
+/** What shows two URLs reach one database: PostgreSQL's node identity, MySQL's database_id. */
+async function sameBy(member: Member): Promise<string> {
+  if (member.dialect === 'mysql') return `database_id ${await databaseIdOf(member)}`;
+  const [row] = await member.sql.query<{ identity: unknown }>('select sheaf.node_identity() as identity');
+  return `node identity ${String(row!.identity)}`;
+}
+
 async function register(member: Member, value: number, databaseId: string, holder: string, pending = false) {
   const sql = idSpaceSql[member.dialect];
   await queryState(member.sql, sql.free, [value]);
@@ -454,7 +461,7 @@ for (const [firstTarget, secondTarget] of pairs) {
     );
 
     it(
-      'compares a database given under two URLs once, by its database_id',
+      'compares a database given under two URLs once, by its node identity (PostgreSQL) or database_id',
       async () => {
         const [a, b] = await pair({ shard: 1 }, { shard: 2 });
         await lease(a, 9, 'pid 12 on host');
@@ -466,7 +473,7 @@ for (const [firstTarget, secondTarget] of pairs) {
         expect(report.idSpace!.databases).toEqual([labelA, labelB]);
         expect(fleetCheck(report, 'same database')).toMatchObject({
           status: 'warn',
-          message: `${labelTwice} is ${labelA} (database_id ${await databaseIdOf(a)}): compared once, not with itself`,
+          message: `${labelTwice} is ${labelA} (${await sameBy(a)}): compared once, not with itself`,
         });
         // Not a clash with itself: its shard and its lease counted once.
         expect(checkOf(report, 'shard', 1).status).toBe('ok');

@@ -119,8 +119,8 @@ describeTargets('sheaf doctor', (db, target) => {
       expect(text.stdout).toMatch(/^ {2}ok +layout +sheaf runs out at 2093-09-06T15:47:35\.551Z, in 66\.\d years$/m);
       expect(text.stdout).toMatch(/^ {2}ok +shard +shard 9, the only database checked/m);
       expect(text.stdout).toMatch(/^ {2}ok +workers +1 of 4,096 worker ids leased/m);
-      // Triggers are checked on MySQL only (docs/cli.md).
-      const checked = dialect === 'postgres' ? 10 : 11;
+      // Triggers are checked on MySQL only, node identity and replication on PostgreSQL (docs/cli.md).
+      const checked = dialect === 'postgres' ? 12 : 11;
       expect(text.stdout).toMatch(
         dialect === 'postgres'
           ? /^ {2}ok +grants +no role has more than an application needs$/m
@@ -141,14 +141,21 @@ describeTargets('sheaf doctor', (db, target) => {
         ['clock skew', 'ok'],
         ['layout', 'ok'],
         ['shard', 'ok'],
+        ...(dialect === 'postgres' ? [['node identity', 'ok']] : []),
         ['last id', 'ok'],
         ['saturation', 'ok'],
         ['workers', 'ok'],
         ['segment orders', 'ok'],
         ['grants', 'ok'],
         ['ownership', 'ok'],
-        ...(dialect === 'postgres' ? [] : [['triggers', 'ok']]),
+        ...(dialect === 'postgres' ? [['replication', 'ok']] : [['triggers', 'ok']]),
       ]);
+      if (dialect === 'postgres') {
+        expect(checkOf(report, 'node identity').message).toMatch(/^shard 9 is bound to this node, \d+\/\d+$/);
+        expect(checkOf(report, 'replication').message).toBe(
+          'no publication or pglogical replication set includes schema sheaf',
+        );
+      }
       expect(checkOf(report, 'last id').message).toMatch(/^last id's millisecond \S+Z, \d/);
       expect(checkOf(report, 'clock skew').details).toMatchObject({ skewMs: expect.any(Number) });
       // Bigints are JSON strings.
@@ -188,14 +195,23 @@ describeTargets('sheaf doctor', (db, target) => {
       const { code, report, stderr } = await doctor([first, second]);
       expect(code).toBe(1);
       const [a, b] = report.databases.map((database) => database.database);
+      // PGlite: the test directories are unpacked from one template cluster, so they share its node
+      // identity, as physical clones do; the fix then says so.
+      const clone =
+        target === 'pglite' ? / \(a physical clone: one node identity \d+\/\d+ on two servers\)/.source : '';
+      const fix = `give one of them a new shard: sheaf install --url ${second} --shard <N>${clone ? ' --clone' : ''}`;
       expect(checkOf(report, 'shard', 0)).toMatchObject({
         status: 'fail',
         message: expect.stringMatching(
-          new RegExp(`^shard 5 is also configured on ${escapeRegExp(b!)}: their ids collide`),
+          new RegExp(
+            `^shard 5 is also configured on ${escapeRegExp(b!)}${clone}: their ids collide; ${escapeRegExp(fix)}$`,
+          ),
         ),
       });
       expect(checkOf(report, 'shard', 1).message).toMatch(
-        new RegExp(`^shard 5 is also configured on ${escapeRegExp(a!)}:`),
+        new RegExp(
+          `^shard 5 is also configured on ${escapeRegExp(a!)}${clone}: their ids collide; ${escapeRegExp(fix)}$`,
+        ),
       );
       expect(stderr).toBe(`sheaf: 2 checks failed: shard on ${a}, shard on ${b} (SHARD_TAKEN)\n`);
 

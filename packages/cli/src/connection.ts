@@ -88,7 +88,6 @@ export async function withConnection<T>(
   }
 }
 
-/** The target for messages: a URL without its password. */
 /** The database a MySQL URL names (its path), for scripts printed without connecting; undefined elsewhere. */
 export function databaseOf(target: Target): string | undefined {
   if (target.driver !== 'mysql2') return undefined;
@@ -96,6 +95,12 @@ export function databaseOf(target: Target): string | undefined {
   return name === '' ? undefined : name;
 }
 
+/** The target for messages: a URL without its password. */
 export function describeTarget(target: Target): string {
   return target.driver === 'pglite' ? `PGlite at ${target.dir}` : redactUrl(target.url);
+}
+
+/** The target as `--url` takes it in a command a message suggests: a URL without its password. */
+export function targetUrl(target: Target): string {
+  return target.driver === 'pglite' ? `pglite:${target.dir}` : redactUrl(target.url);
 }

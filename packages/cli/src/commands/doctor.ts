@@ -13,7 +13,7 @@ import { UsageError } from '../usage-error.js';
 /** `sheaf doctor`: a health check of one or more databases; exit 1 when any check fails. */
 export const doctorCommand = defineCommand({
   name: 'doctor',
-  summary: 'check databases: version, layout run-out, shards, clocks, saturation, workers, segments, id space',
+  summary: 'check databases: version, layout run-out, shards, copies, clocks, saturation, workers, segments, id space',
   help: `
 Usage: sheaf doctor [--url <url>]... [--json]
 
@@ -22,14 +22,17 @@ layout's run-out date (warns within 5 years), shard ids unique across all databa
 server clock against this host (warns above 100 ms, fails above 1 s) and against the last id
 issued, how close the generator runs to its capacity (watched for ${windowMs} ms), worker ids leased
 (warns above 80 %), each segment's runway (warns below 5 years) and, on MySQL/MariaDB, BIGINT
-AUTO_INCREMENT keys that look like sheaf keys but lack the sheaf trigger (warns).
+AUTO_INCREMENT keys that look like sheaf keys but lack the sheaf trigger (warns). Fails state the
+generator needs and lacks (a settings row, a sequence) and, on PostgreSQL, a copy whose shard is
+bound to another node, and schema sheaf in a publication or pglogical replication set.
 
 Then checks the databases as one id space: one layout on all of them; no shard value held twice
 (configured and logical shards, databases registered in a registry, live worker leases: on one
 database alone too); no two servers of a ticket handing out one value; claims an install left
-unconfirmed (warn); the shard values left (warns above 80 % used). A database reached under two
-URLs (one database_id) is compared once. Exit code 0 when nothing failed (warnings allowed), 1
-otherwise.
+unconfirmed (warn); the shard values left (warns above 80 % used). Two databases issuing one shard
+fail whatever their database_id says (a copy keeps its original's). A database reached under two
+URLs (PostgreSQL: one node identity on one server; MySQL: one database_id), or a hot standby of
+one given, is compared once. Exit code 0 when nothing failed (warnings allowed), 1 otherwise.
 
 Options:
 ${urlHelp}

@@ -2,8 +2,12 @@ import { SheafError, sqlVersion } from '@sheaf/core';
 import { flag } from '../args.js';
 import { defineCommand } from '../command.js';
 import { describeTarget, targetOf, urlHelp, urlOption, withConnection } from '../connection.js';
-import { type InstalledState, readInstalledState } from '../installed-state.js';
+import { type InstalledState, readInstallation } from '../installed-state.js';
 import { toJson } from '../io.js';
+import { statusFindings } from '../status-findings.js';
+
+// The line each finding is printed on, as wide as the others' names.
+const findingLines: Record<string, string> = { state: 'damaged', 'node identity': 'copy', replication: 'warning' };
 
 export const statusCommand = defineCommand({
   name: 'status',
@@ -13,9 +17,12 @@ Usage: sheaf status [--url <url>] [--json]
 
 Shows the sheaf SQL version installed against this package's, the shard, the layout and the last
 instant it can encode, whether the generator has issued ids (after which the layout is fixed) and,
-on PostgreSQL, whether next_id() runs in C (the extension sheaf_native) or in PL/pgSQL.
-Exit code 0 when sheaf is installed, 1 (NOT_INSTALLED) when it is not: the status is printed
-either way.
+on PostgreSQL, whether next_id() runs in C (the extension sheaf_native) or in PL/pgSQL. Then a line
+for each problem found: state the generator needs and lacks (damaged), a copy of another database
+(copy, PostgreSQL) and schema sheaf in a publication or pglogical replication set (warning,
+PostgreSQL).
+Exit code 0 when sheaf is installed, 1 when it is not (NOT_INSTALLED), is damaged (STATE_DAMAGED)
+or is a copy (DATABASE_COPIED): the status is printed either way.
 
 Options:
 ${urlHelp}
@@ -25,47 +32,68 @@ ${urlHelp}
   options: { ...urlOption, json: { type: 'boolean' } },
   async run(args, io) {
     const target = targetOf(args, io);
-    const state = await withConnection(target, { create: false }, readInstalledState);
+    const { installation, findings } = await withConnection(target, { create: false }, async (executor) => {
+      const installation = await readInstallation(executor);
+      return { installation, findings: installation ? await statusFindings(executor, target, installation) : [] };
+    });
     const packageVersion = sqlVersion(target.dialect);
-    const report = state
-      ? {
-          installed: true,
-          ...state,
-          packageVersion,
-          upToDate: state.version === packageVersion,
-          runsOut: runsOut(state),
-        }
-      : { installed: false, packageVersion };
+    const state = installation?.state;
     const json = flag(args, 'json');
-    if (json) io.out(toJson({ dialect: target.dialect, ...report }));
-    if (!state) {
+    if (!installation) {
       const where = describeTarget(target);
-      if (!json) io.out(`sheaf is not installed on ${where} (this package installs SQL version ${packageVersion})\n`);
+      if (json) io.out(toJson({ dialect: target.dialect, installed: false, packageVersion }));
+      else io.out(`sheaf is not installed on ${where} (this package installs SQL version ${packageVersion})\n`);
       // Exit 1 once the status is out, so that scripts can test for an install by the exit code.
       throw new SheafError('NOT_INSTALLED', `sheaf is not installed on ${where}; run \`sheaf install\``, {
         details: { packageVersion },
       });
     }
-    if (json) return;
-    const { layout } = state;
-    const versionNote =
-      state.version === packageVersion ? 'up to date' : `this package has ${packageVersion}: run sheaf install`;
-    const rows = [
-      ['database', describeTarget(target)],
-      ['sql version', `${state.version} (${versionNote})`],
-      ['shard', String(state.shard)],
-      [
-        'layout',
-        `${layout.name}: ${layout.timeBits} time, ${layout.shardBits} shard, ${layout.sequenceBits} sequence bits`,
-      ],
-      ['epoch', new Date(layout.epoch).toISOString()],
-      ['runs out', runsOut(state)],
-      ['ids issued', state.idsIssued ? 'yes (the layout is fixed)' : 'no'],
-      ...(target.dialect === 'postgres' ? [['next_id()', pathOf(state)]] : []),
-    ];
-    io.out(rows.map(([name, value]) => `${name?.padEnd(12)} ${value}\n`).join(''));
+    const { version } = installation;
+    if (json) {
+      io.out(
+        toJson({
+          dialect: target.dialect,
+          installed: true,
+          version,
+          ...state,
+          packageVersion,
+          upToDate: version === packageVersion,
+          ...(state ? { runsOut: runsOut(state) } : {}),
+          findings: findings.map(({ name, status, message, code }) => ({ name, status, message, code })),
+        }),
+      );
+    } else {
+      const rows = [
+        ['database', describeTarget(target)],
+        ['sql version', `${version} (${versionNote(version, packageVersion)})`],
+        ...(state ? stateRows(state, target.dialect === 'postgres') : []),
+        ...findings.map((found) => [findingLines[found.name] ?? found.name, found.message]),
+      ];
+      io.out(rows.map(([name, value]) => `${name?.padEnd(12)} ${value}\n`).join(''));
+    }
+    const failed = findings.find((found) => found.status === 'fail');
+    if (failed?.code) throw new SheafError(failed.code, failed.message);
   },
 });
+
+function versionNote(version: number, packageVersion: number): string {
+  return version === packageVersion ? 'up to date' : `this package has ${packageVersion}: run sheaf install`;
+}
+
+function stateRows(state: InstalledState, postgres: boolean): string[][] {
+  const { layout } = state;
+  return [
+    ['shard', String(state.shard)],
+    [
+      'layout',
+      `${layout.name}: ${layout.timeBits} time, ${layout.shardBits} shard, ${layout.sequenceBits} sequence bits`,
+    ],
+    ['epoch', new Date(layout.epoch).toISOString()],
+    ['runs out', runsOut(state)],
+    ['ids issued', state.idsIssued ? 'yes (the layout is fixed)' : 'no'],
+    ...(postgres ? [['next_id()', pathOf(state)]] : []),
+  ];
+}
 
 function pathOf({ native, nativeAvailable }: InstalledState): string {
   if (native) return 'C (extension sheaf_native)';

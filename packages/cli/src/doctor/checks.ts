@@ -6,13 +6,16 @@ import { grantsCheck } from './grants-check.js';
 import { lastIdCheck } from './last-id-check.js';
 import { bare, layoutCheck } from './layout-check.js';
 import { legacyJournalCheck } from './legacy-journal-check.js';
+import { nodeIdentityCheck } from './node-identity-check.js';
 import { ownershipCheck } from './ownership-check.js';
 import type { Snapshot } from './probe.js';
 import { probeSql } from './probe-sql.js';
+import { replicationCheck } from './replication-check.js';
 import { saturationCheck } from './saturation-check.js';
 import { segmentsCheck } from './segments-check.js';
 import { shardCheck } from './shard-check.js';
 import { skewCheck } from './skew-check.js';
+import { stateCheck } from './state-check.js';
 import { triggersCheck } from './triggers-check.js';
 import { versionCheck } from './version-check.js';
 import { workersCheck } from './workers-check.js';
@@ -21,13 +24,18 @@ import { workersCheck } from './workers-check.js';
 export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: number): Check[] {
   if (snapshot.error !== undefined) return [unreachableCheck(snapshot.error)];
   const { state, clock, generator } = snapshot;
-  const checks = [versionCheck(state, sqlVersion(snapshot.target.dialect))];
+  const checks = [versionCheck(snapshot.version, sqlVersion(snapshot.target.dialect))];
   if (clock) checks.push(skewCheck(clock));
-  if (!state || !generator) return checks;
+  const damaged = stateCheck(snapshot.target, snapshot.gaps ?? []);
+  if (damaged) checks.push(damaged);
+  const replicated = snapshot.replicated === undefined ? [] : [replicationCheck(snapshot.replicated)];
+  if (!state || !generator) return [...checks, ...replicated];
   const { lookaheadMs, counter, repair } = probeSql[snapshot.target.dialect];
+  const node = nodeIdentityCheck(snapshot.target, snapshot.node);
   checks.push(
     layoutCheck(state, nowMs),
     shardCheck(snapshot, all),
+    ...(node ? [node] : []),
     lastIdCheck(generator, { lookaheadMs, name: counter, layoutEndMs: layoutEnd(state), repair }),
     saturationCheck(generator, lookaheadMs, state.layout.sequenceBits),
   );
@@ -37,7 +45,7 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   if (snapshot.owners !== undefined) checks.push(ownershipCheck(snapshot.owners, snapshot.target.dialect));
   if (snapshot.triggers !== undefined) checks.push(triggersCheck(snapshot.triggers, state.layout));
   if (snapshot.legacyJournal !== undefined) checks.push(legacyJournalCheck(snapshot.legacyJournal));
-  return checks;
+  return [...checks, ...replicated];
 }
 
 // Undefined for a layout defineLayout refuses: the layout check reports it.

@@ -1,14 +1,15 @@
+import { isOneDatabase, type Relation, relationOf } from './database-relation.js';
 import type { IdSpaceReading } from './id-space-reading.js';
 import { isUnreadable, type Snapshot } from './probe.js';
 
 /** A snapshot of a database with sheaf installed: what the id space is compared on. */
 export type Member = Snapshot & { readonly state: NonNullable<Snapshot['state']> };
 
-/** A URL naming a database already given under another one. */
+/** A URL naming a database already given under another one, or a hot standby of one. */
 export interface Duplicate {
   readonly snapshot: Snapshot;
   readonly of: Member;
-  readonly databaseId: string;
+  readonly relation: Extract<Relation, { kind: 'same' | 'standby' }>;
 }
 
 /** The databases checked, each once: compared with each other, never with themselves. */
@@ -19,8 +20,9 @@ export interface Fleet {
 }
 
 /**
- * Groups the snapshots by database: two URLs (a host name and its address, a pooler) reaching a
- * database with one `database_id` are one database. Before SQL version 0009 / MySQL 0006 there is
+ * Groups the snapshots by database (see {@link relationOf}): two URLs (a host name and its address,
+ * a pooler) reaching one database are one, and so is a hot standby of a database given, which
+ * stands in for it only when given first. Before SQL version 0009 / MySQL 0006 a MySQL database has
  * no database_id, and every URL counts as a database of its own.
  */
 export function fleetOf(snapshots: readonly Snapshot[]): Fleet {
@@ -28,26 +30,30 @@ export function fleetOf(snapshots: readonly Snapshot[]): Fleet {
   const duplicates: Duplicate[] = [];
   for (const snapshot of snapshots) {
     if (!isMember(snapshot)) continue;
-    const of = members.find((member) => sameDatabase(member, snapshot));
-    if (of) duplicates.push({ snapshot, of, databaseId: databaseIdOf(snapshot)! });
-    else members.push(snapshot);
+    const index = members.findIndex((member) => isOneDatabase(relationOf(member, snapshot)));
+    const of = members[index];
+    if (of === undefined) {
+      members.push(snapshot);
+      continue;
+    }
+    const relation = relationOf(of, snapshot) as Duplicate['relation'];
+    // The primary's own state, not a standby's replayed copy of it, is what the id space holds.
+    if (relation.kind === 'standby' && relation.standby === of) {
+      members[index] = snapshot;
+      duplicates.push({ snapshot: of, of: snapshot, relation });
+    } else duplicates.push({ snapshot, of, relation });
   }
   return { members, duplicates };
 }
 
-/** Whether two snapshots are of one database: the same snapshot, or one `database_id`. */
+/** Whether two snapshots are compared as one database (see {@link relationOf}). */
 export function sameDatabase(a: Snapshot, b: Snapshot): boolean {
-  const id = databaseIdOf(a);
-  return a === b || (id !== undefined && id === databaseIdOf(b));
+  return isOneDatabase(relationOf(a, b));
 }
 
 /** The id space a snapshot read, when it could be read. */
 export function readingOf(snapshot: Snapshot): IdSpaceReading | undefined {
   return snapshot.idSpace === undefined || isUnreadable(snapshot.idSpace) ? undefined : snapshot.idSpace;
-}
-
-function databaseIdOf(snapshot: Snapshot): string | undefined {
-  return readingOf(snapshot)?.databaseId;
 }
 
 function isMember(snapshot: Snapshot): snapshot is Member {

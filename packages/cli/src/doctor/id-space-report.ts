@@ -24,7 +24,7 @@ export function idSpaceReport(snapshots: readonly Snapshot[]): IdSpaceReport | u
   const fleet = fleetOf(snapshots);
   const holdings = holdingsOf(fleet);
   const several = fleet.members.length > 1;
-  const findings = [...fleet.duplicates.map(duplicateCheck), ...registryChecks(fleet), ...clashChecks(holdings)];
+  const findings = [...fleet.duplicates.map(duplicateCheck), ...registryChecks(fleet), ...clashChecks(holdings, fleet)];
   if (!several && findings.length === 0) return undefined;
   const checks = [
     ...(several ? [layoutsCheck(fleet.members)] : []),
@@ -36,12 +36,24 @@ export function idSpaceReport(snapshots: readonly Snapshot[]): IdSpaceReport | u
 }
 
 // A warning: the URL someone took for another database reaches one already checked, so that other
-// database, if there is one, was not checked at all.
-function duplicateCheck({ snapshot, of, databaseId }: Duplicate): Check {
+// database, if there is one, was not checked at all. A hot standby of a database given is fine.
+function duplicateCheck({ snapshot, of, relation }: Duplicate): Check {
+  if (relation.kind === 'standby') {
+    const { standby, primary, identity } = relation;
+    return check(
+      'same database',
+      'ok',
+      `${standby.label} is a hot standby of ${primary.label} (node identity ${identity}, in recovery): ` +
+        'it issues no ids; compared once',
+      { details: { database: snapshot.label, sameAs: of.label, standby: standby.label, nodeIdentity: identity } },
+    );
+  }
   return check(
     'same database',
     'warn',
-    `${snapshot.label} is ${of.label} (database_id ${databaseId}): compared once, not with itself`,
-    { details: { database: snapshot.label, sameAs: of.label, databaseId } },
+    `${snapshot.label} is ${of.label} (${relation.by}): compared once, not with itself`,
+    {
+      details: { database: snapshot.label, sameAs: of.label, by: relation.by },
+    },
   );
 }

@@ -1,5 +1,5 @@
 import { type Fleet, type Member, readingOf } from './fleet.js';
-import type { HolderRow, IdSpaceReading } from './id-space-reading.js';
+import type { HolderRow } from './id-space-reading.js';
 
 /** How a shard value is held, most telling first. */
 const holdingKinds = ['configured', 'logical', 'registered', 'pending', 'leased'] as const;
@@ -29,31 +29,33 @@ export interface Clash {
 
 /**
  * Every holding in the fleet: each database's configured and logical shards, and the rows of its
- * workers table, live worker leases and databases registered there (confirmed or pending).
+ * workers table, live worker leases and databases registered there (confirmed or pending). Each
+ * database given is a holder of its own, even one that shares its database_id with another (a
+ * copy); a registration is the holding of the database given with its database_id, the one that
+ * issues the value where several do.
  */
 export function holdingsOf(fleet: Fleet): Holding[] {
-  const named = new Map<string, string>();
-  for (const member of fleet.members) {
-    const id = readingOf(member)?.databaseId;
-    if (id !== undefined) named.set(id, member.label);
-  }
-  return fleet.members.flatMap((member) => {
-    const reading = readingOf(member);
-    const own = databaseKey(member, reading);
+  const own = (member: Member): Holding[] => {
+    const key = keyOf(fleet, member);
     const ofDatabase = (value: number, kind: HoldingKind): Holding => ({
       value,
       kind,
-      holder: own,
+      holder: key,
       readIn: member.label,
       name: member.label,
     });
-    const rows = (reading?.holders ?? []).map((row) => rowHolding(member, row, named));
     return [
       ofDatabase(member.state.shard, 'configured'),
-      ...(reading?.logicalShards ?? []).map((value) => ofDatabase(value, 'logical')),
-      ...rows,
+      ...(readingOf(member)?.logicalShards ?? []).map((value) => ofDatabase(value, 'logical')),
     ];
-  });
+  };
+  const owned = fleet.members.flatMap(own);
+  return [
+    ...owned,
+    ...fleet.members.flatMap((member) =>
+      (readingOf(member)?.holders ?? []).map((row) => rowHolding(fleet, member, row, owned)),
+    ),
+  ];
 }
 
 /** The values held by more than one holder, in value order; each clash's most telling holding first. */
@@ -85,19 +87,39 @@ export function describeHolding(holding: Holding): string {
   return `leased by worker '${name}' in ${readIn}`;
 }
 
-function rowHolding(member: Member, row: HolderRow, named: ReadonlyMap<string, string>): Holding {
+function rowHolding(fleet: Fleet, member: Member, row: HolderRow, owned: readonly Holding[]): Holding {
   const base = { value: row.value, readIn: member.label, ...since(row) };
   if (row.kind === 'worker') {
     return { ...base, kind: 'leased', holder: `worker ${member.label} ${row.value}`, name: row.holder };
   }
   const id = row.databaseId ?? '';
-  const name = named.get(id) ?? `database '${row.holder}' (${id})`;
-  return { ...base, kind: row.pending ? 'pending' : 'registered', holder: `database ${id}`, name, databaseId: id };
+  const kind = row.pending ? 'pending' : 'registered';
+  const registered = registeredMember(fleet, member, id, row.value, owned);
+  if (registered === undefined) {
+    return { ...base, kind, holder: `database ${id}`, name: `database '${row.holder}' (${id})`, databaseId: id };
+  }
+  return { ...base, kind, holder: keyOf(fleet, registered), name: registered.label, databaseId: id };
 }
 
-// Without a database_id (before SQL version 0009 / MySQL 0006) a database is known by its URL.
-function databaseKey(member: Member, reading: IdSpaceReading | undefined): string {
-  return reading?.databaseId === undefined ? `url ${member.label}` : `database ${reading.databaseId}`;
+// A database given is known by its place on the command line: two may share a database_id (a copy).
+function keyOf(fleet: Fleet, member: Member): string {
+  return `database #${fleet.members.indexOf(member)}`;
+}
+
+// The database given with that database_id: the one the row is read in, else one issuing the value.
+function registeredMember(
+  fleet: Fleet,
+  readIn: Member,
+  databaseId: string,
+  value: number,
+  owned: readonly Holding[],
+): Member | undefined {
+  const candidates = fleet.members.filter((member) => readingOf(member)?.databaseId === databaseId);
+  if (candidates.includes(readIn)) return readIn;
+  const issuing = candidates.find((member) =>
+    owned.some((holding) => holding.value === value && holding.holder === keyOf(fleet, member)),
+  );
+  return issuing ?? candidates[0];
 }
 
 function since(row: HolderRow): { heartbeatMs?: number } {

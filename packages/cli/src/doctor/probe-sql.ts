@@ -20,6 +20,8 @@ export interface ProbeSql {
 }
 
 const pgNow = 'floor(extract(epoch from clock_timestamp()) * 1000)::bigint';
+// Through to_regclass: a sequence missing reads null (a gap, reported as one) instead of failing.
+const pgLastBlock = "pg_sequence_last_value(to_regclass('sheaf.block'))";
 // SYSDATE, not NOW(): NOW() is frozen at the start of the statement.
 const mysqlNow = 'floor(unix_timestamp(sysdate(3)) * 1000)';
 
@@ -27,8 +29,7 @@ export const probeSql: Record<DialectName, ProbeSql> = {
   postgres: {
     nowMs: `select ${pgNow} as now_ms`,
     // The last id of the block opened most recently: its millisecond is the newest one with ids; -1 before any.
-    generator: `select pg_sequence_last_value('sheaf.block') as last,
-      pg_sequence_last_value('sheaf.block') >= 0 as issued, ${pgNow} as now_ms`,
+    generator: `select last, last >= 0 as issued, ${pgNow} as now_ms from (select ${pgLastBlock} as last) b`,
     segments: `select biz_tag, max_id, step, floor(extract(epoch from updated_at) * 1000)::bigint as updated_ms,
       ${pgNow} as now_ms from sheaf.segments order by biz_tag`,
     lookaheadMs: 0,

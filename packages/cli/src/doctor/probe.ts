@@ -8,13 +8,16 @@ import {
   type SqlExecutor,
 } from '@sheaf/core';
 import { describeTarget, type Target, withConnection } from '../connection.js';
-import { type InstalledState, readInstalledState } from '../installed-state.js';
+import { type InstalledState, readInstallation } from '../installed-state.js';
 import { redactText } from '../redact.js';
+import type { StateGap } from '../state-gaps.js';
 import { type ClockSample, sampleClock } from './clock-sample.js';
 import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
 import { type IdSpaceReading, readIdSpace } from './id-space-reading.js';
 import { type LegacyJournal, readLegacyJournal } from './legacy-journal.js';
+import { type NodeReading, readNode } from './node-reading.js';
 import { type ProbeSql, probeSql } from './probe-sql.js';
+import { type ReplicatedSheaf, readReplicatedSheaf } from './replication-reading.js';
 import { readTriggerKeys, type TriggerKeys } from './trigger-keys.js';
 
 /** A reading that failed (a table of a newer SQL version, missing grants): the error's message. */
@@ -46,7 +49,16 @@ export interface Snapshot {
   readonly label: string;
   /** Why the database could not be read at all (connection refused, no PGlite directory). */
   readonly error?: unknown;
+  /** The installed SQL version; undefined where sheaf is not installed. */
+  readonly version?: number;
+  /** What the generator needs and the database lacks. */
+  readonly gaps?: readonly StateGap[];
+  /** Undefined where the settings row is missing (a gap) or sheaf is not installed. */
   readonly state?: InstalledState;
+  /** PostgreSQL: the node the database runs on and the one its shard is bound to. */
+  readonly node?: NodeReading | Unreadable;
+  /** PostgreSQL: publications and pglogical replication sets that replicate schema sheaf. */
+  readonly replicated?: readonly ReplicatedSheaf[] | Unreadable;
   readonly clock?: ClockSample;
   readonly generator?: GeneratorWindow;
   /** Undefined where there is no workers table (before version 6 on PostgreSQL). */
@@ -76,15 +88,16 @@ export async function probe(target: Target): Promise<Snapshot> {
 
 async function read(executor: SqlExecutor, target: Target, label: string): Promise<Snapshot> {
   const sql = await inState(executor, probeSql[executor.dialect.name]);
-  const state = await readInstalledState(executor);
+  const installation = await readInstallation(executor);
   const clock = await sampleClock(executor, sql.nowMs);
-  if (!state) return { target, label, clock };
+  if (!installation) return { target, label, clock };
+  const { version, gaps, state } = installation;
+  const found = { target, label, clock, version, gaps, ...(await postgresReadings(executor, target)) };
+  if (!state) return found;
   const idSpace = await readable(() => readIdSpace(executor));
   return {
-    target,
-    label,
+    ...found,
     state,
-    clock,
     generator: await sampleGenerator(executor, sql, state),
     ...workers(idSpace, 2 ** state.layout.shardBits - 1),
     idSpace,
@@ -93,6 +106,15 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
     ...(await owners(executor)),
     ...(executor.dialect.functionDefaults ? {} : { triggers: await readable(() => readTriggerKeys(executor)) }),
     ...(executor.dialect.transactionalDdl ? {} : await legacyJournal(executor)),
+  };
+}
+
+// Node identity and replication of schema sheaf: PostgreSQL's (MySQL's state lives in its own database).
+async function postgresReadings(executor: SqlExecutor, target: Target): Promise<Pick<Snapshot, 'node' | 'replicated'>> {
+  if (executor.dialect.name !== 'postgres') return {};
+  return {
+    node: await readable(() => readNode(executor, target)),
+    replicated: await readable(() => readReplicatedSheaf(executor)),
   };
 }
 
@@ -144,7 +166,8 @@ async function segments(executor: SqlExecutor, sql: ProbeSql): Promise<SegmentRo
   }));
 }
 
-async function readable<T>(read: () => Promise<T>): Promise<T | Unreadable> {
+/** What `read` returns, or the error's message (password hidden) when it fails. */
+export async function readable<T>(read: () => Promise<T>): Promise<T | Unreadable> {
   try {
     return await read();
   } catch (error) {

@@ -1,22 +1,26 @@
 import { type Check, check } from './check.js';
+import { relationOf } from './database-relation.js';
 import { fleetOf, sameDatabase } from './fleet.js';
 import type { Snapshot } from './probe.js';
+import { newShardFix, relationNote } from './shard-fix.js';
 
 /**
  * The database's configured shard against every other database checked: two with one shard issue
- * the same ids. A URL of a database given already (same database_id) is not another database.
+ * the same ids, whatever their database_id says (a copy keeps its original's). A URL of a database
+ * given already (one node identity on one server; without it, one database_id) is not another.
  */
 export function shardCheck(snapshot: Snapshot, all: readonly Snapshot[]): Check {
   const shard = snapshot.state!.shard;
   const installed = fleetOf(all).members;
   const clashes = installed.filter((other) => !sameDatabase(other, snapshot) && other.state.shard === shard);
   if (clashes.length > 0) {
-    const names = clashes.map((other) => other.label);
+    const names = clashes.map((other) => `${other.label}${relationNote(relationOf(snapshot, other))}`);
+    const fixes = [...new Set(clashes.map((other) => newShardFix(snapshot, other, all)))];
     return check(
       'shard',
       'fail',
-      `shard ${shard} is also configured on ${names.join(', ')}: their ids collide; give each its own (sheaf install --shard N)`,
-      { code: 'SHARD_TAKEN', details: { shard, sameShard: names } },
+      `shard ${shard} is also configured on ${names.join(', ')}: their ids collide; ${fixes.join('; ')}`,
+      { code: 'SHARD_TAKEN', details: { shard, sameShard: clashes.map((other) => other.label) } },
     );
   }
   const scope =

@@ -1,10 +1,9 @@
-import type { InstalledState } from '../installed-state.js';
 import { type Check, check } from './check.js';
 
-/** The installed SQL version against this package's; not installed is a failure. */
-export function versionCheck(state: InstalledState | undefined, packageVersion: number): Check {
-  const details = { installed: state?.version ?? null, packageVersion };
-  if (!state) {
+/** The installed SQL version against this package's; not installed (undefined) is a failure. */
+export function versionCheck(version: number | undefined, packageVersion: number): Check {
+  const details = { installed: version ?? null, packageVersion };
+  if (version === undefined) {
     return check(
       'sql version',
       'fail',
@@ -15,25 +14,25 @@ export function versionCheck(state: InstalledState | undefined, packageVersion: 
       },
     );
   }
-  if (state.version < packageVersion) {
+  if (version < packageVersion) {
     return check(
       'sql version',
       'warn',
-      `version ${state.version}, this package has ${packageVersion}: run sheaf install to upgrade`,
+      `version ${version}, this package has ${packageVersion}: run sheaf install to upgrade`,
       {
         details,
       },
     );
   }
-  if (state.version > packageVersion) {
+  if (version > packageVersion) {
     return check(
       'sql version',
       'warn',
-      `version ${state.version}, newer than this package's ${packageVersion}: upgrade @sheaf/cli`,
+      `version ${version}, newer than this package's ${packageVersion}: upgrade @sheaf/cli`,
       {
         details,
       },
     );
   }
-  return check('sql version', 'ok', `version ${state.version}, up to date`, { details });
+  return check('sql version', 'ok', `version ${version}, up to date`, { details });
 }

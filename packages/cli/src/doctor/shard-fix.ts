@@ -1,0 +1,32 @@
+import { targetUrl } from '../connection.js';
+import { isCopy, type Relation, relationOf } from './database-relation.js';
+import type { Snapshot } from './probe.js';
+
+/**
+ * Of two databases issuing one shard, the one to give a new shard: the copy (bound to another
+ * node, SQL version 16 on), else the one given later, so that both databases' lines name the same.
+ */
+export function toMove(a: Snapshot, b: Snapshot, order: readonly Snapshot[]): Snapshot {
+  if (isCopy(a) !== isCopy(b)) return isCopy(a) ? a : b;
+  return order.indexOf(a) > order.indexOf(b) ? a : b;
+}
+
+/**
+ * The fix for two databases issuing one shard: `give one of them a new shard: sheaf install --url
+ * <url> --shard <N>`, with `--clone` for a physical clone, which shares its original's identity
+ * and database_id until told it is a database of its own.
+ */
+export function newShardFix(a: Snapshot, b: Snapshot, order: readonly Snapshot[]): string {
+  const moved = toMove(a, b, order);
+  const clone = relationOf(a, b).kind === 'clone' ? ' --clone' : '';
+  return `give one of them a new shard: sheaf install --url ${targetUrl(moved.target)} --shard <N>${clone}`;
+}
+
+/** Why two databases with one database_id or node identity are two: ` (…)` to follow a name, or ''. */
+export function relationNote(relation: Relation): string {
+  if (relation.kind === 'copy') return ` (a copy: one database_id ${relation.databaseId} on two nodes)`;
+  if (relation.kind === 'clone') {
+    return ` (a physical clone: one node identity ${relation.identity} on two servers)`;
+  }
+  return '';
+}
