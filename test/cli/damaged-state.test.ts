@@ -61,6 +61,12 @@ describe.skipIf(!postgresSelected)('sheaf status and doctor on damaged state [po
         details: { gaps: [{ object: 'sheaf.settings', problem: 'has no row', settings: true }] },
       });
       expect(stderr).toBe(`sheaf: 1 check failed: state on ${url} (STATE_DAMAGED)\n`);
+
+      // Without a shard the install refuses; with the shard it issued, it repairs.
+      expect((await sheaf(['install', '--url', url])).stderr).toContain('(STATE_DAMAGED)');
+      expect((await sheaf(['install', '--url', url, '--shard', '4'])).code).toBe(0);
+      expect(await firstValue(url, 'select (sheaf.next_id() >> 10) & 4095')).toBe('4');
+      expect((await doctor([url])).code).toBe(0);
     },
     cliTimeout,
   );
@@ -135,6 +141,10 @@ describe.skipIf(!postgresSelected)('sheaf status and doctor on damaged state [po
       });
       expect(checkOf(report, 'shard')?.status).toBe('ok');
       expect(stderr).toBe(`sheaf: 1 check failed: state on ${url} (STATE_DAMAGED)\n`);
+
+      expect((await sheaf(['install', '--url', url])).code).toBe(0);
+      expect(await firstValue(url, 'select (sheaf.next_id() >> 10) & 4095')).toBe('4');
+      expect((await doctor([url])).code).toBe(0);
     },
     cliTimeout,
   );
