@@ -63,6 +63,11 @@ end
 $$;
 -- sheaf:break
 
+-- A hash of the counter's file path on the node the slow path last confirmed (owner only): a copy's
+-- counter has another file, which sends the slow path to read the node again.
+create sequence sheaf.node_mark as bigint minvalue -9223372036854775808 cache 1;
+-- sheaf:break
+
 -- The clock, in ms since the layout's epoch, when the last block was opened.
 create sequence sheaf.opened_at as bigint minvalue -9223372036854775808 cache 1;
 -- sheaf:break
@@ -250,13 +255,20 @@ begin
       end if;
       -- A copy of this database (a restore, a template, a logical sync) runs on another node: it
       -- must not issue this database's shard (docs/replication.md). Checked before anything moves.
-      if sheaf.node_identity() is distinct from {node_identity} then
-        perform sheaf._fail('SH023', format('this database is a copy of %s (database_id %s, shard {shard}) '
-          'made on node %s; it runs on node %s and may not issue that database''s ids. Give it a shard of its '
-          'own: sheaf install --url <this database> --shard <N>; or, if the original is gone for good, '
-          'confirm the move: sheaf install --url <this database> --moved',
-          (select c.database_name from sheaf.settings c), (select c.database_id from sheaf.settings c),
-          {node_identity}, sheaf.node_identity()));
+      -- Reading the node (pg_control_system() reads a file) costs as much as the rest of the slow
+      -- path, so it is read only when the counter's file differs from the one the node was last
+      -- confirmed for: every copy has its own file, a relation rewritten in place is confirmed again.
+      if pg_sequence_last_value('sheaf.node_mark') is distinct from
+          hashtextextended(pg_relation_filepath('sheaf.counter'), 0) then
+        if sheaf.node_identity() is distinct from {node_identity} then
+          perform sheaf._fail('SH023', format('this database is a copy of %s (database_id %s, shard {shard}) '
+            'made on node %s; it runs on node %s and may not issue that database''s ids. Give it a shard of its '
+            'own: sheaf install --url <this database> --shard <N>; or, if the original is gone for good, '
+            'confirm the move: sheaf install --url <this database> --moved',
+            (select c.database_name from sheaf.settings c), (select c.database_id from sheaf.settings c),
+            {node_identity}, sheaf.node_identity()));
+        end if;
+        perform setval('sheaf.node_mark', hashtextextended(pg_relation_filepath('sheaf.counter'), 0));
       end if;
       if secret is null then
         perform sheaf._fail('SH024', 'sheaf.lock_secret has no row: run sheaf install to repair it');
