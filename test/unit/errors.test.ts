@@ -159,6 +159,8 @@ describe('sheafErrorCodes', () => {
         'NATIVE_UNAVAILABLE',
         'READ_ONLY',
         'REPAIR_REFUSED',
+        'DATABASE_COPIED',
+        'STATE_DAMAGED',
       ].sort(),
     );
   });
