@@ -6,7 +6,7 @@ import { takeIds } from '../support/generator-paths.js';
 import { createPgDatabase, openPgDatabase, type PgDatabase } from '../support/pg-database.js';
 import { createScratchCluster, postgresBinDir, type ScratchCluster } from '../support/scratch-cluster.js';
 import { createStandby } from '../support/scratch-standby.js';
-import { type SheafSettings, sheafSettings } from '../support/sheaf-state.js';
+import { databaseHolders, type SheafSettings, sheafSettings } from '../support/sheaf-state.js';
 import { selectedTargets } from '../support/targets.js';
 
 const runnable = selectedTargets().includes('postgres') && postgresBinDir() !== undefined;
@@ -67,10 +67,7 @@ describe.skipIf(!runnable)('a physical clone promoted beside its original [scrat
     const mine = await sheafSettings(clone.executor);
     expect(mine.shard_id).toBe(2);
     expect(mine.database_id).not.toBe(original.database_id);
-    const holders = await orig.executor.query<{ worker_id: number; database_id: string }>(
-      "select worker_id, database_id::text as database_id from sheaf.workers where kind = 'database' order by worker_id",
-    );
-    expect(holders).toEqual([
+    expect(await databaseHolders(orig.executor)).toEqual([
       { worker_id: 1, database_id: original.database_id },
       { worker_id: 2, database_id: mine.database_id },
     ]);

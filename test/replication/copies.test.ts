@@ -12,7 +12,7 @@ import {
   pgDatabaseName,
 } from '../support/pg-database.js';
 import { createScratchCluster, postgresBinDir, type ScratchCluster } from '../support/scratch-cluster.js';
-import { type SheafSettings, sheafSettings, sheafSnapshot } from '../support/sheaf-state.js';
+import { databaseHolders, type SheafSettings, sheafSettings, sheafSnapshot } from '../support/sheaf-state.js';
 import { pgUrl, selectedTargets, withDatabase } from '../support/targets.js';
 
 const runnable = selectedTargets().includes('postgres') && postgresBinDir() !== undefined;
@@ -141,10 +141,7 @@ describe.skipIf(!runnable)('copies of an installed database [postgres]', () => {
     await install(registered.executor, { shard: 2, registry: orig.executor });
     const mine = await sheafSettings(registered.executor);
     expect(mine.database_id).not.toBe(original.database_id);
-    const holders = await orig.executor.query<{ worker_id: number; database_id: string }>(
-      "select worker_id, database_id::text as database_id from sheaf.workers where kind = 'database' order by worker_id",
-    );
-    expect(holders).toEqual([
+    expect(await databaseHolders(orig.executor)).toEqual([
       { worker_id: 1, database_id: original.database_id },
       { worker_id: 2, database_id: mine.database_id },
     ]);

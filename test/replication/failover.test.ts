@@ -18,7 +18,7 @@ const paths = nativeSkipped ? [plpgsqlPath] : [plpgsqlPath, nativePath];
 // (docs/sql/postgres.md): after a failover the first ids run at most their sum ahead of the clock.
 const leadMs = 2_000;
 const skewMs = 1_000;
-const batches = 5;
+const batches = 3;
 const batchSize = 1_000_000;
 
 const scenarios = [

@@ -35,3 +35,10 @@ export async function sheafSnapshot(executor: SqlExecutor): Promise<string> {
   );
   return row?.snapshot ?? '';
 }
+
+/** The shards a database's id space records as held by databases, with who holds each. */
+export async function databaseHolders(executor: SqlExecutor): Promise<{ worker_id: number; database_id: string }[]> {
+  return executor.query<{ worker_id: number; database_id: string }>(
+    "select worker_id, database_id::text as database_id from sheaf.workers where kind = 'database' order by worker_id",
+  );
+}
