@@ -4,7 +4,8 @@
 # A running server is left alone; an installed but stopped one is started; a missing one is
 # installed with apt-get when we are root on Debian. Anything else ends with instructions.
 # The local PostgreSQL also gets the extension sheaf_native (scripts/native.sh), where it can be built,
-# and pglogical for the replication tests' scratch clusters, where apt-get can install it.
+# and pglogical for the replication tests' scratch clusters, where apt-get can install it; MariaDB
+# gets galera-4 for the scratch Galera cluster's tests, likewise.
 # Servers named by SHEAF_PG_URL / SHEAF_MYSQL_URL, or deselected by SHEAF_TEST_TARGETS, are skipped.
 set -euo pipefail
 
@@ -94,6 +95,21 @@ install_pglogical() {
     say "apt-get could not install $package: its tests are skipped"
 }
 
+# Best effort too: galera-4 (and rsync, its state transfer) for the tests that start a scratch
+# three-node Galera cluster of MariaDB; without them those tests are skipped, naming why.
+install_galera() {
+  [[ -f /usr/lib/galera/libgalera_smm.so ]] && command -v rsync >/dev/null && return 0
+  if ! can_install; then
+    say "galera-4 is not installed and we cannot install it (need root and apt-get): its tests are skipped"
+    return 0
+  fi
+  say "installing galera-4 and rsync"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends galera-4 rsync >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends galera-4 rsync >/dev/null 2>&1; } ||
+    say "apt-get could not install galera-4: its tests are skipped"
+}
+
 mariadb_root_login() { mariadb -h127.0.0.1 -P3306 -uroot -e 'select 1' >/dev/null 2>&1; }
 
 start_mariadb() {
@@ -127,5 +143,8 @@ if wants postgres && [[ -z ${SHEAF_PG_URL:-} ]]; then
   bash scripts/native.sh
   install_pglogical
 fi
-if wants mariadb && [[ -z ${SHEAF_MYSQL_URL:-} ]]; then start_mariadb; fi
+if wants mariadb && [[ -z ${SHEAF_MYSQL_URL:-} ]]; then
+  start_mariadb
+  install_galera
+fi
 exit 0

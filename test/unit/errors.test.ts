@@ -161,6 +161,7 @@ describe('sheafErrorCodes', () => {
         'REPAIR_REFUSED',
         'DATABASE_COPIED',
         'STATE_DAMAGED',
+        'NODE_UNBOUND',
       ].sort(),
     );
   });

@@ -57,6 +57,7 @@ export const sheafErrorCodes = Object.freeze([
   'REPAIR_REFUSED',
   'DATABASE_COPIED',
   'STATE_DAMAGED',
+  'NODE_UNBOUND',
 ] as const);
 
 /**

@@ -32,6 +32,7 @@ export const sqlStates: Readonly<Record<string, SheafErrorCode>> = Object.freeze
   SH022: 'NATIVE_UNAVAILABLE',
   SH023: 'DATABASE_COPIED',
   SH024: 'STATE_DAMAGED',
+  SH025: 'NODE_UNBOUND',
 });
 
 /** How deep {@link fromDatabaseError} looks through wrappers: ORM errors nest two or three levels. */

@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../executor.js';
 import type { Layout } from '../layout.js';
+import type { NodeShardInstall } from './galera-node.js';
 import type { IdSpaceInstall } from './id-space.js';
 import type { NativePathInstall } from './native-path.js';
 import type { SqlFile } from './sql-file.js';
@@ -86,6 +87,8 @@ export interface DialectInstall {
   readonly restoreForwards?: (session: SqlExecutor, files: readonly SqlFile[]) => Promise<void>;
   /** The file version from which sheaf's state lives in the database {@link bind} names (MySQL). */
   readonly movedFrom?: number;
+  /** Where a node of a multi-primary cluster issues a shard of its own (MySQL on Galera, since 0015). */
+  readonly nodeShards?: NodeShardInstall;
 }
 
 /** How a dialect installs its test-clock variant of the generator (see {@link DialectInstall.testClock}). */

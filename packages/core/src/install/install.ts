@@ -7,6 +7,7 @@ import { layoutOrPreset, type PresetName } from '../presets.js';
 import { shardArgument } from '../shard-argument.js';
 import { applyFile } from './apply-files.js';
 import type { DialectInstall } from './dialect-install.js';
+import { bindNode, galeraOn, galeraRegistryRefused, readGaleraNode } from './galera-node.js';
 import { mysqlInstall } from './mysql.js';
 import { nativeOutOfReach } from './native-path.js';
 import { checkNode } from './node-identity.js';
@@ -28,6 +29,9 @@ export interface InstallOptions {
   /**
    * The shard id this database issues ids for (`sheaf.next_id()`). Omitted: the shard the database
    * has configured (0 on a fresh install), so an upgrade never moves a database to another shard.
+   * On a node of a Galera cluster: the shard of that node, each node its own (docs/galera.md);
+   * omitted, the node's shard, or for a node without one the configured shard when no other node
+   * has it.
    */
   readonly shard?: number;
   /**
@@ -112,6 +116,7 @@ export async function install(db: Database, options: InstallOptions = {}): Promi
   const { result, registered } = await inInstallLock(executor, dialect, async (session) => {
     // Before the registry is asked for anything: a refusal here changes nothing anywhere.
     await dialect.preflight?.(session);
+    if (options.registry && dialect.nodeShards && (await galeraOn(session))) throw galeraRegistryRefused();
     const bound = (await dialect.bind?.(session)) ?? dialect;
     // A copy becomes a database of its own (or is confirmed as moved) before a registry hears of it.
     await checkNode(session, options);
@@ -179,10 +184,18 @@ async function installFiles(
   if (version < dialect.configureFrom) return restoreRoutineGrants(session, dialect, grants, { version, applied });
   if (dialect.repair && version >= dialect.repair.from) await session.query(dialect.repair.statement);
   const [current] = await session.query<SettingsRow>(dialect.settings);
-  const params = configureWith(current, options);
+  const galera =
+    dialect.nodeShards && version >= dialect.nodeShards.from
+      ? await readGaleraNode(session, dialect.nodeShards)
+      : undefined;
+  // On a Galera node `shard` is the node's own; the settings' shard stays as the first node set it.
+  const params = configureWith(current, galera && galera.bound > 0 ? { ...options, shard: undefined } : options);
   if (registration) await registration.beforeConfigure(version, dialect);
   await session.query(dialect.configure, params);
   if (registration) await registration.afterConfigure(current, dialect);
+  if (galera && dialect.nodeShards) {
+    await bindNode(session, dialect.nodeShards, options.shard ?? galera.shard ?? Number(params[0]));
+  }
   if (dialect.testClock) {
     const installed = dialect.files.filter((file) => file.version <= version);
     await switchTestClock(session, dialect.testClock, installed, params[6] === true, current);

@@ -1,7 +1,9 @@
 import type { SqlFile } from './sql-file.js';
 import { statementsOf } from './sql-file.js';
 
-const created = /^create\s+(table|function|procedure|trigger|view)\s+(?:if\s+not\s+exists\s+)?([a-z0-9_.]+)/im;
+// The name may be qualified by a quoted database (`sheaf_shop`.sheaf_nodes, MySQL since 0012).
+const created =
+  /^create\s+(table|function|procedure|trigger|view)\s+(?:if\s+not\s+exists\s+)?((?:`(?:[^`]|``)+`\.)?[a-z0-9_.]+)/im;
 
 /**
  * `drop … if exists` for every object a file creates, last created first. Without transactional

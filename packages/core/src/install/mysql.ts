@@ -152,6 +152,13 @@ const template: DialectInstall = {
   testClock: mysqlTestClock,
   routineGrants: { query: mysqlRoutineGrantsQuery, statements: mysqlRegrants },
   movedFrom,
+  nodeShards: {
+    from: 15,
+    reading: `select @@global.wsrep_on as galera, @@global.wsrep_node_name as node,
+      (select count(*) from {state}.sheaf_nodes) as bound,
+      (select shard_id from {state}.sheaf_nodes where node = @@global.wsrep_node_name) as node_shard`,
+    bind: 'call {state}.sheaf_bind_node(?)',
+  },
 };
 
 /**
@@ -207,6 +214,7 @@ function named(names: MysqlState, moved: boolean): DialectInstall {
     uninstall: fillAll(template.uninstall),
     idSpace: filledStrings(mysqlIdSpace, fill),
     testClock: { ...mysqlTestClock, installed: fill(mysqlTestClock.installed) },
+    nodeShards: filledStrings(template.nodeShards, fill),
     restoreForwards: (session, files) => restoreMysqlForwards(session, names, files),
   };
 }

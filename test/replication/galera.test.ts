@@ -1,0 +1,206 @@
+import { sheafTriggerSql } from '@sheaf/core';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { doctor } from '../cli/doctor-run.js';
+import { sheaf } from '../cli/run-sheaf.js';
+import { createScratchGalera, type GaleraNode, galeraMissing, type ScratchGalera } from '../support/scratch-galera.js';
+
+// sheaf on a three-node Galera cluster (docs/galera.md): every node a primary, each issuing a shard
+// of its own, whatever wsrep_auto_increment_control says.
+const missing = galeraMissing();
+const sequenceBits = 10;
+const shardBits = 10;
+
+let cluster: ScratchGalera;
+
+function connect(node: GaleraNode, database: string) {
+  return mysql.createConnection({
+    host: '127.0.0.1',
+    port: node.port,
+    user: 'root',
+    database,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
+}
+
+async function onEach(statement: string): Promise<void> {
+  for (const node of cluster.nodes) {
+    const connection = await mysql.createConnection({ host: '127.0.0.1', port: node.port, user: 'root' });
+    await connection.query(statement);
+    await connection.end();
+  }
+}
+
+/** The shard field of a `sheaf`-layout id. */
+const shardOf = (id: bigint) => Number((id >> BigInt(sequenceBits)) & BigInt((1 << shardBits) - 1));
+
+interface Load {
+  /** Acknowledged ids by node index. */
+  readonly ids: bigint[][];
+  /** Statements that got no answer within the timeout. */
+  readonly unanswered: number;
+  /** Errors by driver code. */
+  readonly errors: Record<string, number>;
+}
+
+/**
+ * `perNode` connections on each node insert one row at a time with RETURNING for `ms`; a statement
+ * unanswered after 10 s counts as unanswered (its connection is replaced).
+ */
+async function load(database: string, perNode: number, ms: number): Promise<Load> {
+  const ids: bigint[][] = cluster.nodes.map(() => []);
+  const errors: Record<string, number> = {};
+  let unanswered = 0;
+  const deadline = Date.now() + ms;
+  const writer = async (index: number) => {
+    const node = cluster.nodes[index]!;
+    let connection = await connect(node, database);
+    while (Date.now() < deadline) {
+      try {
+        const [rows] = await connection.query({
+          sql: 'insert into orders (node) values (?) returning id',
+          values: [node.name],
+          timeout: 10_000,
+        });
+        ids[index]!.push(BigInt((rows as { id: string }[])[0]!.id));
+      } catch (error) {
+        const code = String((error as { code?: unknown }).code);
+        if (code === 'PROTOCOL_SEQUENCE_TIMEOUT') {
+          unanswered++;
+          connection.destroy();
+          connection = await connect(node, database);
+        } else {
+          errors[code] = (errors[code] ?? 0) + 1;
+        }
+      }
+    }
+    await connection.end();
+  };
+  await Promise.all(cluster.nodes.flatMap((_, index) => Array.from({ length: perNode }, () => writer(index))));
+  return { ids, unanswered, errors };
+}
+
+async function rowCounts(database: string): Promise<number[]> {
+  const counts: number[] = [];
+  for (const node of cluster.nodes) {
+    const connection = await connect(node, database);
+    // Waits until this node has applied everything committed before the read.
+    await connection.query('set session wsrep_sync_wait = 1');
+    const [rows] = await connection.query('select count(*) as n from orders');
+    counts.push(Number((rows as { n: unknown }[])[0]!.n));
+    await connection.end();
+  }
+  return counts;
+}
+
+async function createOrders(database: string): Promise<void> {
+  const connection = await connect(cluster.nodes[0]!, database);
+  await connection.query('create table orders (id bigint primary key, node varchar(16) not null)');
+  await connection.query(sheafTriggerSql('orders', 'id', { database }).create);
+  await connection.end();
+}
+
+async function freshDatabase(name: string): Promise<void> {
+  const connection = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[0]!.port, user: 'root' });
+  await connection.query(`create database ${name}`);
+  await connection.end();
+}
+
+const url = (node: GaleraNode, database: string) => `${node.url}${database}`;
+
+describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  beforeAll(async () => {
+    cluster = await createScratchGalera(3);
+  }, 300_000);
+
+  afterAll(() => cluster?.destroy());
+
+  it('three nodes issue three shards: no duplicate and every statement answered, with auto-increment control off and on', async () => {
+    await freshDatabase('shop');
+    for (const [index, node] of cluster.nodes.entries()) {
+      const run = await sheaf(['install', '--url', url(node, 'shop'), '--shard', String(index + 1)]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+    }
+    await createOrders('shop');
+    const runs: Load[] = [];
+    for (const control of ['OFF', 'ON']) {
+      // Off, every node takes every counter value: only the shard keeps two nodes' ids apart.
+      await onEach(`set global wsrep_auto_increment_control = ${control}`);
+      if (control === 'OFF') await onEach('set global auto_increment_increment = 1, global auto_increment_offset = 1');
+      runs.push(await load('shop', 4, 3_000));
+    }
+    const all = runs.flatMap((run) => run.ids.flat());
+    for (const run of runs) {
+      expect(run.unanswered).toBe(0);
+      expect(run.errors).toEqual({});
+      run.ids.forEach((ids, index) => {
+        expect(ids.length).toBeGreaterThan(100);
+        expect(new Set(ids.map(shardOf))).toEqual(new Set([index + 1]));
+      });
+    }
+    expect(new Set(all).size).toBe(all.length);
+    expect(await rowCounts('shop')).toEqual([all.length, all.length, all.length]);
+    const report = await doctor(cluster.nodes.map((node) => url(node, 'shop')));
+    expect(report.report.databases.flatMap((db) => db.checks.filter((check) => check.status === 'fail'))).toEqual([]);
+    expect(report.code).toBe(0);
+  }, 120_000);
+
+  it('a node without a shard of its own refuses, and one cannot take another node’s shard', async () => {
+    await freshDatabase('depot');
+    expect((await sheaf(['install', '--url', url(cluster.nodes[0]!, 'depot'), '--shard', '7'])).code).toBe(0);
+    const second = await connect(cluster.nodes[1]!, 'depot');
+    await expect(second.query('select sheaf_next_id() as id')).rejects.toMatchObject({ errno: 30025 });
+    await expect(second.query('call sheaf_next_ids(5)')).rejects.toMatchObject({ errno: 30025 });
+    await second.end();
+    // The configured shard is node1's: without --shard, node2 would share it.
+    const taken = await sheaf(['install', '--url', url(cluster.nodes[1]!, 'depot')]);
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toMatch(/shard 7 is taken by Galera node node1 \(SHARD_TAKEN\)/);
+    const own = await sheaf(['install', '--url', url(cluster.nodes[1]!, 'depot'), '--shard', '8']);
+    expect(own.code).toBe(0);
+    const moved = await sheaf(['install', '--url', url(cluster.nodes[1]!, 'depot'), '--shard', '9']);
+    expect(moved.stderr).toMatch(/issues shard 8, not 9: a node keeps its shard/);
+    const node2 = await connect(cluster.nodes[1]!, 'depot');
+    const [rows] = await node2.query('select sheaf_next_id() as id');
+    expect(shardOf(BigInt((rows as { id: string }[])[0]!.id))).toBe(8);
+    // Only its own shard, not the database's configured one.
+    await expect(node2.query('select sheaf_next_shard_id(7) as id')).rejects.toMatchObject({ errno: 30015 });
+    await node2.end();
+  }, 60_000);
+
+  it('doctor fails when two nodes share a name, and so a shard', async () => {
+    const renamed = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[2]!.port, user: 'root' });
+    await renamed.query("set global wsrep_node_name = 'node1'");
+    try {
+      const report = await doctor(cluster.nodes.map((node) => url(node, 'shop')));
+      expect(report.code).not.toBe(0);
+      const failed = report.report.databases.flatMap((db) => db.checks.filter((check) => check.status === 'fail'));
+      expect(failed.map((check) => check.message).join('\n')).toMatch(/node1.*shard 1/);
+    } finally {
+      await renamed.query("set global wsrep_node_name = 'node3'");
+      await renamed.end();
+    }
+  }, 60_000);
+
+  it('doctor fails on a cluster whose sheaf predates one shard per node', async () => {
+    await freshDatabase('legacy');
+    const { install, mysql2Executor } = await import('@sheaf/core');
+    const pool = mysql.createPool({
+      host: '127.0.0.1',
+      port: cluster.nodes[0]!.port,
+      user: 'root',
+      database: 'legacy',
+    });
+    try {
+      await install(mysql2Executor(pool), { shard: 1, upTo: 14 });
+    } finally {
+      await pool.end();
+    }
+    const report = await doctor([url(cluster.nodes[0]!, 'legacy')]);
+    expect(report.code).not.toBe(0);
+    const failed = report.report.databases.flatMap((db) => db.checks.filter((check) => check.status === 'fail'));
+    expect(failed.map((check) => check.message).join('\n')).toMatch(/wsrep_auto_increment_control/);
+  }, 60_000);
+});
