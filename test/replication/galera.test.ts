@@ -170,6 +170,26 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
     await node2.end();
   }, 60_000);
 
+  it('generators started at once on three nodes each lease a worker id of their own', async () => {
+    const { mysql2Executor, SnowflakeGenerator } = await import('@sheaf/core');
+    const pools = cluster.nodes.map((node) =>
+      mysql.createPool({ host: '127.0.0.1', port: node.port, user: 'root', database: 'shop', connectionLimit: 5 }),
+    );
+    try {
+      // Shards 1-3 are the nodes': generators lease from 4 up.
+      const starts = Array.from({ length: 15 }, (_, index) =>
+        SnowflakeGenerator.start(mysql2Executor(pools[index % 3]!), { holder: `g${index}`, heartbeatMs: 500 }),
+      );
+      const generators = await Promise.all(starts);
+      const workers = generators.map((generator) => generator.workerId);
+      expect(new Set(workers).size).toBe(15);
+      expect(workers.filter((worker) => worker >= 1 && worker <= 3)).toEqual([]);
+      await Promise.all(generators.map((generator) => generator.close()));
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  }, 60_000);
+
   it('doctor fails when two nodes share a name, and so a shard', async () => {
     const renamed = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[2]!.port, user: 'root' });
     await renamed.query("set global wsrep_node_name = 'node1'");

@@ -1,3 +1,4 @@
+import { certificationConflict } from '../certification-conflict.js';
 import { isSheafError, SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import type { Clock } from './clock.js';
@@ -101,11 +102,13 @@ export class WorkerLease {
     const sql = sqlFor(executor, leaseSql, 'SnowflakeGenerator');
     const [query, last] =
       settings.workerId === undefined ? [sql.lease, settings.maxWorker] : [sql.leaseId, settings.workerId];
-    const rows = await executor.query<{ worker_id: unknown; lease_token: unknown; last_timestamp_ms: unknown }>(query, [
-      settings.holder,
-      settings.leaseMs,
-      last,
-    ]);
+    const rows = await leaseRetrying(() =>
+      executor.query<{ worker_id: unknown; lease_token: unknown; last_timestamp_ms: unknown }>(query, [
+        settings.holder,
+        settings.leaseMs,
+        last,
+      ]),
+    );
     const row = rows[0];
     if (row === undefined) {
       throw new SheafError(
@@ -187,5 +190,24 @@ export class WorkerLease {
     this.stop.signal.addEventListener('abort', stop, { once: true });
     await pause(this.settings.heartbeatMs, wake.signal);
     this.stop.signal.removeEventListener('abort', stop);
+  }
+}
+
+/** How often a lease that lost certification (Galera: another node took a row at once) is asked again. */
+const leaseAttempts = 8;
+
+/**
+ * Each statement of the lease procedures commits on its own (autocommit), so one that lost to a
+ * concurrent lease on another Galera node, or deadlocked on one server, took nothing: ask again,
+ * after a pause that grows and is spread so that the racers do not meet again.
+ */
+async function leaseRetrying<T>(lease: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await lease();
+    } catch (error) {
+      if (attempt >= leaseAttempts || !certificationConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
   }
 }

@@ -1,4 +1,5 @@
-import { isSheafError, SheafError } from '../errors.js';
+import { certificationConflict } from '../certification-conflict.js';
+import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 
 /**
@@ -59,13 +60,6 @@ export async function bindNode(session: SqlExecutor, nodes: NodeShardInstall, sh
       if (attempt >= attempts || !certificationConflict(error)) throw error;
     }
   }
-}
-
-/** A transaction that certification aborted: MySQL error 1213 (ER_LOCK_DEADLOCK). */
-export function certificationConflict(error: unknown): boolean {
-  const cause = isSheafError(error) ? error.cause : error;
-  const { errno, code } = (cause ?? {}) as { errno?: unknown; code?: unknown };
-  return errno === 1213 || code === 1213 || code === 'ER_LOCK_DEADLOCK';
 }
 
 /** install() with a registry on a Galera node: its nodes' shards would need one claim each there. */
