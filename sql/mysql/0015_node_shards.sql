@@ -25,7 +25,13 @@
 --   sessions' inserts into that gap wait (on one server too);
 -- - the layout lock's probe allows for auto_increment_increment, which Galera sets to the cluster's
 --   size (a counter moved by one step is not "ids issued"), and counts the nodes' claims.
--- Off Galera (`wsrep_on` OFF) ids are as before: the configured shard, the shared counter.
+-- - tickets on a bound Galera node come from a counter of its own too (sheaf_node_tickets_<slot>),
+--   on a series of its own: ((k - 1 + counter_shift) * 8 + slot) * step + ticket_offset, which
+--   sheaf_ticket_series reports (step * 8, ticket_offset + slot * step), so that a TicketClient over
+--   the nodes sees series that never meet. The shared counter, whose values two nodes took alike
+--   when wsrep_auto_increment_control was OFF, is no longer drawn from there; sheaf_bind_node starts
+--   the node's counter at the shared one's, above every ticket drawn before.
+-- Off Galera (`wsrep_on` OFF) ids and tickets are as before: the configured shard, the shared counter.
 -- Needs: 0012-0014. MariaDB 10.4+ (Galera 4); MySQL 8.0 is not supported by this file.
 
 create table if not exists {state}.sheaf_nodes (
@@ -91,6 +97,46 @@ create table if not exists {state}.sheaf_node_chunks_7 (
   k bigint not null auto_increment,
   s bigint not null default 0,
   primary key (k, s)
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_0 (
+  k bigint not null auto_increment primary key
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_1 (
+  k bigint not null auto_increment primary key
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_2 (
+  k bigint not null auto_increment primary key
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_3 (
+  k bigint not null auto_increment primary key
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_4 (
+  k bigint not null auto_increment primary key
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_5 (
+  k bigint not null auto_increment primary key
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_6 (
+  k bigint not null auto_increment primary key
+) engine = innodb;
+-- sheaf:break
+
+create table if not exists {state}.sheaf_node_tickets_7 (
+  k bigint not null auto_increment primary key
 ) engine = innodb;
 -- sheaf:break
 
@@ -314,6 +360,143 @@ begin
 end;
 -- sheaf:break
 
+drop function if exists {state}.sheaf__node_ticket;
+-- sheaf:break
+
+-- The next value of a Galera node's ticket counter (slot 0 to 7), first moved to p_floor when that
+-- is above it. One branch per slot, as in sheaf__node_claim.
+create definer = current_user function {state}.sheaf__node_ticket(p_slot integer, p_floor bigint) returns bigint
+  not deterministic modifies sql data
+begin
+  declare v_k bigint;
+  case p_slot
+  when 0 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_0 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_0 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_0 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_0 where k = v_k;
+  when 1 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_1 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_1 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_1 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_1 where k = v_k;
+  when 2 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_2 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_2 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_2 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_2 where k = v_k;
+  when 3 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_3 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_3 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_3 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_3 where k = v_k;
+  when 4 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_4 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_4 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_4 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_4 where k = v_k;
+  when 5 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_5 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_5 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_5 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_5 where k = v_k;
+  when 6 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_6 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_6 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_6 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_6 where k = v_k;
+  when 7 then
+    if p_floor > 1 then
+      insert ignore into sheaf_node_tickets_7 (k) values (p_floor - 1);
+      delete from sheaf_node_tickets_7 where k = p_floor - 1;
+    end if;
+    insert into sheaf_node_tickets_7 (k) values (null);
+    set v_k = last_insert_id();
+    delete from sheaf_node_tickets_7 where k = v_k;
+  end case;
+  return v_k;
+end;
+-- sheaf:break
+
+drop function if exists {state}.sheaf_next_ticket;
+-- sheaf:break
+
+-- As in 0012: (k - 1 + counter_shift) * step + ticket_offset. On a Galera node its own counter and
+-- series: ((k - 1 + counter_shift) * 8 + slot) * step + ticket_offset (30025 without a shard of its own).
+create definer = current_user function {state}.sheaf_next_ticket(p_name varchar(64)) returns bigint
+  not deterministic modifies sql data
+begin
+  declare v_step, v_offset, v_slot integer;
+  declare v_shift, v_k bigint;
+  declare v_node varchar(64);
+  select step, ticket_offset, counter_shift into v_step, v_offset, v_shift from sheaf_tickets where name = p_name;
+  if v_step is null then
+    call sheaf__fail(30006, concat('sheaf: unknown ticket ', coalesce(quote(p_name), 'null'),
+      '; create it with sheaf_create_ticket'));
+  end if;
+  if @@global.wsrep_on then
+    set v_node = @@global.wsrep_node_name;
+    set v_slot = (select slot from sheaf_nodes where node = v_node);
+    if v_slot is null then
+      call sheaf__fail(30025, left(concat('sheaf: Galera node ', v_node,
+        ' has no shard of its own: run sheaf install --shard N on it'), 128));
+    end if;
+    return ((sheaf__node_ticket(v_slot, 0) - 1 + v_shift) * 8 + v_slot) * v_step + v_offset;
+  end if;
+  insert into sheaf_ticket_counter (k) values (null);
+  set v_k = last_insert_id();
+  delete from sheaf_ticket_counter where k = v_k;
+  return (v_k - 1 + v_shift) * v_step + v_offset;
+end;
+-- sheaf:break
+
+drop procedure if exists {state}.sheaf_ticket_series;
+-- sheaf:break
+
+-- As in 0012: one row (step, ticket_offset); on a bound Galera node the node's own series.
+create definer = current_user procedure {state}.sheaf_ticket_series(in p_name varchar(64))
+  not deterministic reads sql data
+begin
+  declare v_step, v_offset, v_slot integer;
+  select step, ticket_offset into v_step, v_offset from sheaf_tickets where name = p_name;
+  if v_step is null then
+    call sheaf__fail(30006, concat('sheaf: unknown ticket ', coalesce(quote(p_name), 'null'),
+      '; create it with sheaf_create_ticket'));
+  end if;
+  if @@global.wsrep_on then
+    set v_slot = (select slot from sheaf_nodes where node = @@global.wsrep_node_name);
+    if v_slot is null then
+      call sheaf__fail(30025, left(concat('sheaf: Galera node ', @@global.wsrep_node_name,
+        ' has no shard of its own: run sheaf install --shard N on it'), 128));
+    end if;
+    select v_step * 8 as step, v_offset + v_slot * v_step as ticket_offset;
+  else
+    select v_step as step, v_offset as ticket_offset;
+  end if;
+end;
+-- sheaf:break
+
 drop procedure if exists {state}.sheaf_bind_node;
 -- sheaf:break
 
@@ -329,7 +512,7 @@ create definer = current_user procedure {state}.sheaf_bind_node(in p_shard integ
 begin
   declare v_node, v_holder varchar(64);
   declare v_bound, v_slot integer;
-  declare v_last_ms bigint;
+  declare v_last_ms, v_first_ticket bigint;
   if not @@global.wsrep_on then
     call sheaf__fail(30002, 'sheaf: sheaf_bind_node is for Galera nodes, and wsrep_on is OFF here');
   end if;
@@ -357,6 +540,9 @@ begin
     end if;
     set v_last_ms = sheaf__claim_own_shard(p_shard, false);
     insert into sheaf_nodes (node, shard_id, slot) values (v_node, p_shard, v_slot);
+    -- Above every ticket the shared counter gave: k there was below its AUTO_INCREMENT.
+    set v_first_ticket = sheaf__node_ticket(v_slot, (select auto_increment from information_schema.tables
+      where table_schema = database() and table_name = 'sheaf_ticket_counter'));
   end if;
 end;
 -- sheaf:break

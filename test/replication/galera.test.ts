@@ -190,6 +190,47 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
     }
   }, 60_000);
 
+  it('tickets: each node draws from a series of its own, and a TicketClient over the nodes takes all three', async () => {
+    const { mysql2Executor, TicketClient } = await import('@sheaf/core');
+    const admin = await connect(cluster.nodes[0]!, 'shop');
+    await admin.query("call sheaf_shop.sheaf_create_ticket('orders', 1, 1)");
+    await admin.end();
+    await onEach('set global wsrep_auto_increment_control = OFF');
+    await onEach('set global auto_increment_increment = 1, global auto_increment_offset = 1');
+    const pools = cluster.nodes.map((node) =>
+      mysql.createPool({ host: '127.0.0.1', port: node.port, user: 'root', database: 'shop', connectionLimit: 4 }),
+    );
+    try {
+      const client = new TicketClient(
+        pools.map((pool) => mysql2Executor(pool)),
+        { name: 'orders' },
+      );
+      await client.check();
+      const drawn = await Promise.all(Array.from({ length: 600 }, () => client.next()));
+      const direct: bigint[] = [];
+      await Promise.all(
+        pools.flatMap((pool) =>
+          Array.from({ length: 4 }, async () => {
+            for (let i = 0; i < 50; i++) {
+              const [rows] = await pool.query({
+                sql: "select sheaf_next_ticket('orders') as t",
+                supportBigNumbers: true,
+                bigNumberStrings: true,
+              });
+              direct.push(BigInt((rows as { t: string }[])[0]!.t));
+            }
+          }),
+        ),
+      );
+      const all = [...drawn.map(BigInt), ...direct];
+      expect(new Set(all).size).toBe(all.length);
+      // Each node's tickets are its own residue class modulo 8 (slot + 1, offset 1).
+      expect(new Set(direct.map((ticket) => Number(ticket % 8n)))).toEqual(new Set([1, 2, 3]));
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  }, 60_000);
+
   it('doctor fails when two nodes share a name, and so a shard', async () => {
     const renamed = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[2]!.port, user: 'root' });
     await renamed.query("set global wsrep_node_name = 'node1'");
