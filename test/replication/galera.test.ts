@@ -55,7 +55,7 @@ async function load(database: string, perNode: number, ms: number): Promise<Load
   const deadline = Date.now() + ms;
   const writer = async (index: number) => {
     const node = cluster.nodes[index]!;
-    let connection = await connect(node, database);
+    let connection: mysql.Connection = await connect(node, database);
     while (Date.now() < deadline) {
       try {
         const [rows] = await connection.query({
@@ -66,12 +66,14 @@ async function load(database: string, perNode: number, ms: number): Promise<Load
         ids[index]!.push(BigInt((rows as { id: string }[])[0]!.id));
       } catch (error) {
         const code = String((error as { code?: unknown }).code);
-        if (code === 'PROTOCOL_SEQUENCE_TIMEOUT') {
-          unanswered++;
+        if (code === 'PROTOCOL_SEQUENCE_TIMEOUT') unanswered++;
+        else errors[code] = (errors[code] ?? 0) + 1;
+        if (code === 'PROTOCOL_SEQUENCE_TIMEOUT' || (error as { fatal?: unknown }).fatal) {
           connection.destroy();
-          connection = await connect(node, database);
-        } else {
-          errors[code] = (errors[code] ?? 0) + 1;
+          // A node that was killed answers again once it has rejoined.
+          const fresh = await reconnect(node, database, deadline);
+          if (fresh === undefined) return;
+          connection = fresh;
         }
       }
     }
@@ -79,6 +81,17 @@ async function load(database: string, perNode: number, ms: number): Promise<Load
   };
   await Promise.all(cluster.nodes.flatMap((_, index) => Array.from({ length: perNode }, () => writer(index))));
   return { ids, unanswered, errors };
+}
+
+async function reconnect(node: GaleraNode, database: string, deadline: number) {
+  while (Date.now() < deadline) {
+    try {
+      return await connect(node, database);
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return undefined;
 }
 
 async function rowCounts(database: string): Promise<number[]> {
@@ -230,6 +243,26 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
       await Promise.all(pools.map((pool) => pool.end()));
     }
   }, 60_000);
+
+  it('a node killed mid-load rejoins: no id issued twice, no acknowledged row lost', async () => {
+    const killed = cluster.nodes[2]!;
+    const running = load('shop', 4, 6_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await killed.kill();
+    await killed.start();
+    const run = await running;
+    const ids = run.ids.flat();
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(run.ids[2]!.length).toBeGreaterThan(0);
+    expect(run.unanswered).toBe(0);
+    const connection = await connect(cluster.nodes[0]!, 'shop');
+    await connection.query('set session wsrep_sync_wait = 1');
+    const [rows] = await connection.query('select id from orders');
+    await connection.end();
+    const stored = new Set((rows as { id: string }[]).map((row) => BigInt(row.id)));
+    expect(ids.filter((id) => !stored.has(id))).toEqual([]);
+    expect(stored.size).toBe((await rowCounts('shop'))[2]);
+  }, 120_000);
 
   it('doctor fails when two nodes share a name, and so a shard', async () => {
     const renamed = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[2]!.port, user: 'root' });
