@@ -264,6 +264,23 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
     expect(stored.size).toBe((await rowCounts('shop'))[2]);
   }, 120_000);
 
+  it('the layout stays changeable until a node issues an id, whatever the counter step', async () => {
+    await onEach('set global wsrep_auto_increment_control = ON');
+    await freshDatabase('atlas');
+    const first = url(cluster.nodes[0]!, 'atlas');
+    expect((await sheaf(['install', '--url', first, '--shard', '4'])).code).toBe(0);
+    expect((await sheaf(['install', '--url', url(cluster.nodes[1]!, 'atlas'), '--shard', '5'])).code).toBe(0);
+    // The probe's counter value moved by the cluster's step (3), not by one: no id was issued.
+    const changed = await sheaf(['install', '--url', first, '--layout', 'js53']);
+    expect(changed.stderr).toBe('');
+    expect(changed.code).toBe(0);
+    const second = await connect(cluster.nodes[1]!, 'atlas');
+    await second.query('select sheaf_next_id()');
+    await second.end();
+    const locked = await sheaf(['install', '--url', first, '--layout', 'sheaf']);
+    expect(locked.stderr).toMatch(/LAYOUT_LOCKED/);
+  }, 60_000);
+
   it('doctor fails when two nodes share a name, and so a shard', async () => {
     const renamed = await mysql.createConnection({ host: '127.0.0.1', port: cluster.nodes[2]!.port, user: 'root' });
     await renamed.query("set global wsrep_node_name = 'node1'");
