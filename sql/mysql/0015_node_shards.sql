@@ -32,7 +32,8 @@
 --   when wsrep_auto_increment_control was OFF, is no longer drawn from there; sheaf_bind_node starts
 --   the node's counter at the shared one's, above every ticket drawn before.
 -- Off Galera (`wsrep_on` OFF) ids and tickets are as before: the configured shard, the shared counter.
--- Needs: 0012-0014. MariaDB 10.4+ (Galera 4); MySQL 8.0 is not supported by this file.
+-- Needs: 0012-0014. MariaDB 10.4+ (Galera 4) or MySQL 8.0, where the installer reads the wsrep
+-- variables, which MySQL lacks, as "not a Galera node".
 
 create table if not exists {state}.sheaf_nodes (
   node varchar(64) not null primary key,

@@ -174,7 +174,7 @@ export const mysqlInstall: DialectInstall = {
       `select count(*) as moved from information_schema.tables where table_schema = ? and table_name = 'sheaf_schema_versions'`,
       [names.state],
     );
-    return named(names, Number(row?.moved) > 0);
+    return named(names, Number(row?.moved) > 0, await hasWsrep(session));
   },
   named: (database, moved) => {
     if (database === undefined) {
@@ -186,11 +186,24 @@ export const mysqlInstall: DialectInstall = {
         },
       );
     }
-    return named(mysqlState(database), moved);
+    return named(mysqlState(database), moved, true);
   },
 };
 
-function named(names: MysqlState, moved: boolean): DialectInstall {
+/**
+ * MariaDB has Galera's variables whether or not it runs in a cluster; MySQL 8 has none, and refuses
+ * a routine that names one (error 1193). There the files' Galera branches read as "not a Galera node".
+ */
+async function hasWsrep(session: SqlExecutor): Promise<boolean> {
+  try {
+    await session.query('select @@global.wsrep_on as galera');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function named(names: MysqlState, moved: boolean, wsrep: boolean): DialectInstall {
   // As text, from the session's database rather than quoted literals, which sql_mode would read differently.
   const values: Record<string, string> = {
     '{home}': moved ? names.stateSql : names.appSql,
@@ -200,7 +213,10 @@ function named(names: MysqlState, moved: boolean): DialectInstall {
     '{state}': names.stateSql,
     '{state_text}': "concat('sheaf_', database())",
   };
-  const fill = (sql: string) => sql.replace(/\{(home|app|state)(_text)?\}/g, (token) => values[token] ?? token);
+  const galera = (sql: string) =>
+    wsrep ? sql : sql.replace(/@@global\.wsrep_on/g, 'false').replace(/@@global\.wsrep_node_name/g, "''");
+  const fill = (sql: string) =>
+    galera(sql.replace(/\{(home|app|state)(_text)?\}/g, (token) => values[token] ?? token));
   const fillAll = (list: readonly string[]) => list.map(fill);
   return {
     ...mysqlInstall,
