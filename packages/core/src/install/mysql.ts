@@ -215,8 +215,7 @@ function named(names: MysqlState, moved: boolean, wsrep: boolean): DialectInstal
   };
   const galera = (sql: string) =>
     wsrep ? sql : sql.replace(/@@global\.wsrep_on/g, 'false').replace(/@@global\.wsrep_node_name/g, "''");
-  const fill = (sql: string) =>
-    galera(sql.replace(/\{(home|app|state)(_text)?\}/g, (token) => values[token] ?? token));
+  const fill = (sql: string) => galera(sql.replace(/\{(home|app|state)(_text)?\}/g, (token) => values[token] ?? token));
   const fillAll = (list: readonly string[]) => list.map(fill);
   return {
     ...mysqlInstall,
