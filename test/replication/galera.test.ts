@@ -173,6 +173,7 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
     expect(taken.stderr).toMatch(/shard 7 is taken by Galera node node1 \(SHARD_TAKEN\)/);
     const own = await sheaf(['install', '--url', url(cluster.nodes[1]!, 'depot'), '--shard', '8']);
     expect(own.code).toBe(0);
+    expect(own.stdout).toMatch(/: shard 8, layout sheaf/);
     const moved = await sheaf(['install', '--url', url(cluster.nodes[1]!, 'depot'), '--shard', '9']);
     expect(moved.stderr).toMatch(/issues shard 8, not 9: a node keeps its shard/);
     const node2 = await connect(cluster.nodes[1]!, 'depot');

@@ -11,6 +11,7 @@ import {
   urlOption,
   withConnection,
 } from '../connection.js';
+import { readGalera } from '../doctor/galera-reading.js';
 import { readInstalledState } from '../installed-state.js';
 import { toJson } from '../io.js';
 import { UsageError } from '../usage-error.js';
@@ -77,15 +78,17 @@ ${urlHelp}
     }
     const registry =
       registryUrl === undefined ? undefined : targetOf({ values: { url: registryUrl }, positionals: [] }, io);
-    const { result, state } = await withConnection(target, { create: true }, (executor) =>
+    const { result, state, nodeShard } = await withConnection(target, { create: true }, (executor) =>
       withRegistry(registry, async (registryExecutor) => {
         const result = await install(executor, registryExecutor ? { ...options, registry: registryExecutor } : options);
-        return { result, state: await readInstalledState(executor) };
+        // A Galera node issues the shard bound to it, not the settings row's.
+        const galera = target.dialect === 'mysql' ? await readGalera(executor, result.version) : undefined;
+        return { result, state: await readInstalledState(executor), nodeShard: galera?.bound.get(galera.node) };
       }),
     );
     const summary = {
       ...result,
-      shard: state?.shard,
+      shard: nodeShard ?? state?.shard,
       layout: state?.layout.name,
       native: state?.native ?? false,
       dialect: target.dialect,

@@ -1,7 +1,9 @@
 import { defineLayout, isSheafError, layoutLifetime, sqlVersion } from '@sheaf/core';
+import { targetUrl } from '../connection.js';
 import type { InstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
 import { type Check, check } from './check.js';
+import { galeraCheck } from './galera-check.js';
 import { grantsCheck } from './grants-check.js';
 import { lastIdCheck } from './last-id-check.js';
 import { bare, layoutCheck } from './layout-check.js';
@@ -32,6 +34,8 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   if (!state || !generator) return [...checks, ...replicated];
   const { lookaheadMs, counter, repair } = probeSql[snapshot.target.dialect];
   const node = nodeIdentityCheck(snapshot.target, snapshot.node);
+  const galera = galeraCheck(snapshot.galera, snapshot.version ?? 0, state.shard, targetUrl(snapshot.target));
+  if (galera) checks.push(galera);
   checks.push(
     layoutCheck(state, nowMs),
     shardCheck(snapshot, all),

@@ -12,6 +12,7 @@ import { type InstalledState, readInstallation } from '../installed-state.js';
 import { redactText } from '../redact.js';
 import type { StateGap } from '../state-gaps.js';
 import { type ClockSample, sampleClock } from './clock-sample.js';
+import { type GaleraReading, readGalera } from './galera-reading.js';
 import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
 import { type IdSpaceReading, readIdSpace } from './id-space-reading.js';
 import { type LegacyJournal, readLegacyJournal } from './legacy-journal.js';
@@ -57,6 +58,8 @@ export interface Snapshot {
   readonly state?: InstalledState;
   /** PostgreSQL: the node the database runs on and the one its shard is bound to. */
   readonly node?: NodeReading | Unreadable;
+  /** MariaDB on a Galera node: the cluster's members and their shards; undefined elsewhere. */
+  readonly galera?: GaleraReading | Unreadable;
   /** PostgreSQL: publications and pglogical replication sets that replicate schema sheaf. */
   readonly replicated?: readonly ReplicatedSheaf[] | Unreadable;
   readonly clock?: ClockSample;
@@ -95,8 +98,10 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
   const found = { target, label, clock, version, gaps, ...(await postgresReadings(executor, target)) };
   if (!state) return found;
   const idSpace = await readable(() => readIdSpace(executor));
+  const galera = executor.dialect.name === 'mysql' ? await readable(() => readGalera(executor, version)) : undefined;
   return {
     ...found,
+    ...(galera === undefined ? {} : { galera }),
     state,
     generator: await sampleGenerator(executor, sql, state),
     ...workers(idSpace, 2 ** state.layout.shardBits - 1),
