@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pgliteExecutor, type SqlExecutor, sheafTriggerSql } from '@sheaf/core';
 import { afterAll } from 'vitest';
 import type { TestDatabase } from '../support/database.js';
-import { openPgliteDir } from '../support/pglite-template.js';
+import { openPgliteDir, unpackPgliteDir } from '../support/pglite-template.js';
 import type { TargetName } from '../support/targets.js';
 
 const dirs: string[] = [];
@@ -23,7 +23,7 @@ export const dialectOf = (target: TargetName) => (target === 'mariadb' ? 'mysql'
 export async function urlFor(target: TargetName, db: TestDatabase): Promise<string> {
   if (target !== 'pglite') return db.url!;
   const url = newPgliteUrl();
-  await (await openPgliteDir(url.slice('pglite:'.length))).close();
+  unpackPgliteDir(url.slice('pglite:'.length));
   return url;
 }
 

@@ -18,7 +18,7 @@ import { saturationCheck } from '../../packages/cli/src/doctor/saturation-check.
 import { skewCheck } from '../../packages/cli/src/doctor/skew-check.js';
 import { describeTargets } from '../support/database.js';
 import { pgClock } from '../support/pg-clock.js';
-import { openPgliteDir } from '../support/pglite-template.js';
+import { openPgliteDir, unpackPgliteDir } from '../support/pglite-template.js';
 import { queryState } from '../support/state-sql.js';
 import { mysqlUrl, pgUrl, type TargetName, withDatabase } from '../support/targets.js';
 import { dialectOf, nextIdSql, urlFor } from './cli-targets.js';
@@ -52,7 +52,7 @@ async function scratch(target: TargetName): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'sheaf-doctor-'));
     dirs.push(dir);
     // An empty cluster from the run's template: the CLI would spend seconds on initdb.
-    await (await openPgliteDir(join(dir, 'data'))).close();
+    unpackPgliteDir(join(dir, 'data'));
     return `pglite:${join(dir, 'data')}`;
   }
   const name = `sheaf_doctor_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { decodeId } from '@sheaf/core';
 import { afterAll, expect, it } from 'vitest';
 import { fingerprintMysql } from '../../packages/migrate/src/apply/fingerprint-mysql.js';
-import { describeTargets } from '../support/database.js';
+import { describeEachTarget } from '../support/database.js';
 import { type FileFormat, type FileRunner, mariadbRunners, postgresRunners } from './migrate-file-runners.js';
 import * as my from './migrate-mysql-support.js';
 import * as pgFixture from './migrate-postgres-support.js';
@@ -112,9 +112,9 @@ async function texts(dir: string): Promise<string[]> {
   return Promise.all(files.map((file) => readFile(file, 'utf8')));
 }
 
-describeTargets(
+describeEachTarget(
   'sheaf migrate --out: each file run as-is by its tool',
-  (_db, target) => {
+  (target) => {
     const side = target === 'postgres' ? postgres : mariadb;
     for (const format of formats) {
       it(

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '@sheaf/core';
 import { expect, it } from 'vitest';
-import { describeTargets } from '../support/database.js';
+import { describeEachTarget } from '../support/database.js';
 import { columnTypes, fixtureDatabase, withSql } from './migrate-postgres-support.js';
 import { sheaf } from './run-sheaf.js';
 
@@ -35,9 +35,9 @@ async function indexDefinition(sql: SqlExecutor, name: string): Promise<string |
   return row?.def;
 }
 
-describeTargets(
+describeEachTarget(
   'sheaf migrate --online on PostgreSQL: indexes, repeated runs, column grants',
-  (_db, target) => {
+  (target) => {
     it(
       'refuses an expression index or an exclusion constraint on a widened column before changing anything',
       async () => {

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { SqlExecutor } from '@sheaf/core';
 import pg from 'pg';
 import { expect, it } from 'vitest';
-import { describeTargets } from '../support/database.js';
+import { describeEachTarget } from '../support/database.js';
 import {
   columnTypes,
   fixtureDatabase,
@@ -102,9 +102,9 @@ async function expectSheafIds(sql: SqlExecutor): Promise<void> {
   expect(BigInt(row!.id)).toBeGreaterThanOrEqual(BigInt(row!.floor));
 }
 
-describeTargets(
+describeEachTarget(
   'sheaf migrate --online on PostgreSQL',
-  (_db, target) => {
+  (target) => {
     it(
       'migrates every table of the fixture, keeps every row, and a second run has nothing to do',
       async () => {

@@ -13,7 +13,7 @@ import knex, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
-import { describeTargets } from '../support/database.js';
+import { describeEachTarget } from '../support/database.js';
 import { openPgliteDir } from '../support/pglite-template.js';
 import {
   columnTypes,
@@ -122,9 +122,9 @@ async function drizzleMigrate(url: string, folder: string): Promise<void> {
   }
 }
 
-describeTargets(
+describeEachTarget(
   'sheaf migrate --format, applied by each tool',
-  (_db, target) => {
+  (target) => {
     it(
       'sql: one file in a transaction, run by psql (PGlite: exec)',
       async () => {

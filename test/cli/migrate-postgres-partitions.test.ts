@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import type { SqlExecutor } from '@sheaf/core';
 import { expect, it } from 'vitest';
 import { fingerprintPostgres } from '../../packages/migrate/src/apply/fingerprint-postgres.js';
-import { describeTargets } from '../support/database.js';
+import { describeEachTarget } from '../support/database.js';
 import { fixtureDatabase, withSql } from './migrate-postgres-support.js';
 import { sheaf, sheafJson } from './run-sheaf.js';
 
@@ -128,9 +128,9 @@ function expectPlanAtParent(plan: Plan): void {
   ]);
 }
 
-describeTargets(
+describeEachTarget(
   'sheaf migrate on partitioned PostgreSQL tables',
-  (_db, target) => {
+  (target) => {
     // Two more PGlite boots (seconds each) for SQL the --all test below runs on PGlite too.
     it.skipIf(target === 'pglite')(
       'refuses --table for a key a partition key holds, naming the table and why, and a partition, naming its parent',

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,15 +27,46 @@ export const fixtureShard = 7;
  * its own on the server, a fresh data directory on PGlite. Returns the URL the CLI takes. `script`
  * replaces the shop fixture (test/fixtures/migrate/postgres.sql) with another schema.
  */
-export async function fixtureDatabase(
-  target: TargetName,
-  options: { install?: boolean; script?: string } = {},
-): Promise<string> {
-  const url = target === 'pglite' ? await pgliteUrl() : await serverUrl();
+export async function fixtureDatabase(target: TargetName, options: FixtureOptions = {}): Promise<string> {
+  if (target === 'pglite') return pgliteCopy(options);
+  const url = await serverUrl();
+  await load(url, options);
+  return url;
+}
+
+interface FixtureOptions {
+  install?: boolean;
+  script?: string;
+}
+
+async function load(url: string, options: FixtureOptions): Promise<void> {
   await withSql(url, async (sql, raw) => {
     await raw(options.script ?? fixture);
     if (options.install !== false) await install(sql, { shard: fixtureShard });
   });
+}
+
+const pgliteOriginals = new Map<string, Promise<string>>();
+
+/**
+ * On PGlite each fixture is loaded once per test file and every test gets a copy of its data
+ * directory: loading the shop fixture and installing sheaf took 2 to 3 s of WebAssembly, a copy
+ * 0.2 s. Copies keep the original's database_id and node identity, as physical clones do: no test
+ * here puts two of them side by side.
+ */
+async function pgliteCopy(options: FixtureOptions): Promise<string> {
+  const key = JSON.stringify([options.install !== false, options.script ?? null]);
+  let original = pgliteOriginals.get(key);
+  if (!original) {
+    original = pgliteUrl().then(async (url) => {
+      await load(url, options);
+      return url;
+    });
+    pgliteOriginals.set(key, original);
+  }
+  const from = (await original).slice('pglite:'.length);
+  const url = await pgliteUrl();
+  execFileSync('cp', ['-a', from, url.slice('pglite:'.length)]);
   return url;
 }
 

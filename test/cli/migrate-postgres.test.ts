@@ -4,7 +4,7 @@ import { applyMigration, touchedTables } from '../../packages/migrate/src/apply/
 import { fingerprintPostgres } from '../../packages/migrate/src/apply/fingerprint-postgres.js';
 import { inspectPostgres } from '../../packages/migrate/src/inspect/inspect-postgres.js';
 import { renderPostgres } from '../../packages/migrate/src/plan/render-postgres.js';
-import { describeTargets } from '../support/database.js';
+import { describeEachTarget } from '../support/database.js';
 import { columnTypes, fixtureDatabase, fixtureShard, snapshot, withSql } from './migrate-postgres-support.js';
 import { sheaf } from './run-sheaf.js';
 
@@ -38,9 +38,9 @@ const widened = [
 ];
 const migratedKeys = ['tenants', 'customers', 'categories', 'products', 'orders', 'order_lines', 'employees'];
 
-describeTargets(
+describeEachTarget(
   'sheaf migrate on PostgreSQL',
-  (_db, target) => {
+  (target) => {
     it(
       'prints the plan and the SQL, as text and as --json, and changes nothing',
       async () => {
@@ -232,17 +232,17 @@ describeTargets(
       'rolls back with VERIFY_FAILED when the data changes during --apply (an event trigger rewrites a row on ALTER TABLE)',
       async () => {
         const url = await fixtureDatabase(target);
-        await withSql(url, (_sql, raw) =>
-          raw(`
+        const before = await withSql(url, async (sql, raw) => {
+          await raw(`
             create function stamp_tenant() returns event_trigger language plpgsql as $$
             begin
               update public.tenants set name = name || '!' where id = 1;
             end
             $$;
             create event trigger stamp_on_alter on ddl_command_end when tag in ('ALTER TABLE')
-              execute function stamp_tenant();`),
-        );
-        const before = await withSql(url, snapshot);
+              execute function stamp_tenant();`);
+          return snapshot(sql);
+        });
         const run = await sheaf(['migrate', '--url', url, '--all', '--apply']);
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectGeneratorPath, nativePath, nativeUnavailableIn, plpgsqlPath } from '../support/generator-paths.js';
 import { idsOf, pgClock } from '../support/pg-clock.js';
+import { onPg } from '../support/pg-database.js';
 import { createScratchCluster, postgresBinDir, type ScratchCluster } from '../support/scratch-cluster.js';
 import { selectedTargets } from '../support/targets.js';
 
@@ -13,6 +14,20 @@ const nativeSkipped = bin === undefined ? undefined : nativeUnavailableIn(bin);
 if (runnable && nativeSkipped) it.skip(`sheaf.next_id across a server crash [native]: ${nativeSkipped}`);
 const paths = nativeSkipped ? [plpgsqlPath] : [plpgsqlPath, nativePath];
 
+// One cluster for both paths, each in a database of its own: an initdb and a start less.
+let shared: Promise<ScratchCluster> | undefined;
+const sharedCluster = () =>
+  (shared ??= createScratchCluster().then(async (cluster) => {
+    // The WAL writer flushes a plain SELECT's sequence WAL every 200 ms by default: rarely, so that
+    // what no commit flushed is lost in the crash, as on a busy server.
+    await onPg(cluster.url, async (client) => {
+      await client.query("alter system set wal_writer_delay = '10s'");
+      await client.query('select pg_reload_conf()');
+    });
+    return cluster;
+  }));
+afterAll(async () => (await shared)?.destroy());
+
 // kill -9 of a whole PostgreSQL cluster mid-stream. Before the crash the clock is frozen on every
 // connection, ahead of real time, so ids run ahead of it; after the restart it starts from the same
 // frozen instant and moves on: the time component cannot hide a lost counter, so only the
@@ -20,13 +35,14 @@ const paths = nativeSkipped ? [plpgsqlPath] : [plpgsqlPath, nativePath];
 // unlogged live block) keeps ids from being handed out twice.
 describe.skipIf(!runnable).each(paths)('sheaf.next_id across a server crash [scratch cluster, $name]', (path) => {
   let cluster: ScratchCluster;
+  let url: string;
   // Each crash starts at the generator's last block: a frozen clock behind it could not open more.
   let frozen = Date.now() + 3_600_000;
 
   const connect = async (
     clock: 'frozen' | 'moving' = 'frozen',
   ): Promise<{ executor: SqlExecutor; client: pg.Client }> => {
-    const client = new pg.Client({ connectionString: cluster.url });
+    const client = new pg.Client({ connectionString: url });
     client.on('error', () => undefined);
     await client.connect();
     const executor = pgExecutor(client);
@@ -36,19 +52,15 @@ describe.skipIf(!runnable).each(paths)('sheaf.next_id across a server crash [scr
   };
 
   beforeAll(async () => {
-    cluster = await createScratchCluster();
+    cluster = await sharedCluster();
+    await onPg(cluster.url, (client) => client.query(`create database ${path.name}`));
+    url = cluster.urlOf(path.name);
     const { executor, client } = await connect();
-    // The WAL writer flushes a plain SELECT's sequence WAL every 200 ms by default: rarely, so that
-    // what no commit flushed is lost in the crash, as on a busy server.
-    await executor.query("alter system set wal_writer_delay = '10s'");
-    await executor.query('select pg_reload_conf()');
     await install(executor, { testClock: true, ...path.install('postgres') });
     await expectGeneratorPath(executor, path);
     await executor.query('create table rows (id bigint primary key default sheaf.next_id(), n integer)');
     await client.end();
   }, 120_000);
-
-  afterAll(() => cluster?.destroy());
 
   /**
    * Streams ids with `sql` for a second beside a transaction that keeps taking ids and never commits
@@ -104,7 +116,7 @@ describe.skipIf(!runnable).each(paths)('sheaf.next_id across a server crash [scr
 
   /** The unix ms of the last block the generator opened, by its durable record. */
   async function lastBlockMs(): Promise<number> {
-    const client = new pg.Client({ connectionString: cluster.url });
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       const { rows } = await client.query<{ ms: string }>(

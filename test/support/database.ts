@@ -160,11 +160,9 @@ export function describeTargets(
   body: (db: () => TestDatabase, target: TargetName) => void,
   options: TargetOptions = {},
 ): void {
-  const selected = selectedTargets();
-  for (const target of options.only ?? allTargets) {
-    const chosen = selected.includes(target);
-    const run = chosen ? describe : describe.skip;
-    run(`${title} [${target}${chosen ? '' : ': not in SHEAF_TEST_TARGETS'}]`, () => {
+  describeEachTarget(
+    title,
+    (target) => {
       let opened: Opened | undefined;
       let passed = true;
       beforeAll(async () => {
@@ -182,6 +180,25 @@ export function describeTargets(
         if (!opened) throw new Error(`the ${target} test database is not open`);
         return opened.database;
       }, target);
-    });
+    },
+    options,
+  );
+}
+
+/**
+ * Declares `body` once per selected target, named like {@link describeTargets}' suites, for suites
+ * that make the databases they use: opening one they never touch cost a PGlite boot or a
+ * PostgreSQL `create database`.
+ */
+export function describeEachTarget(
+  title: string,
+  body: (target: TargetName) => void,
+  options: TargetOptions = {},
+): void {
+  const selected = selectedTargets();
+  for (const target of options.only ?? allTargets) {
+    const chosen = selected.includes(target);
+    const run = chosen ? describe : describe.skip;
+    run(`${title} [${target}${chosen ? '' : ': not in SHEAF_TEST_TARGETS'}]`, () => body(target));
   }
 }

@@ -115,13 +115,18 @@ export function clusterAt(bin: string, dir: string, port: number, settings: Serv
   };
   const options = [`-p ${port}`, `-k ${dir}`, ...Object.entries(all).map(([name, value]) => `-c ${name}=${value}`)];
   const urlOf = (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`;
-  let killed: number | undefined;
-  // The killed postmaster stays a zombie until init reaps it (up to seconds), and pg_ctl takes a
-  // zombie whose pid is in the lock file for a live server: start and stop wait for it, crash()
-  // does not, so that a standby is promoted right after the kill.
-  const reaped = () => {
-    for (let i = 0; killed !== undefined && i < 200 && isAlive(killed); i++) execFileSync('sleep', ['0.05']);
-    killed = undefined;
+  let killed: number[] = [];
+  // The killed processes stay zombies until init reaps them, which a container's init did 1.3 s
+  // after each crash, and pg_ctl and a new postmaster take a zombie whose pid is in the lock files
+  // for a live server. So start and stop wait until every killed process has exited (its shared
+  // memory detached), then remove the postmaster's lock files, stale as after any crash. crash()
+  // waits for nothing, so that a standby is promoted right after the kill.
+  const buried = () => {
+    if (killed.length === 0) return;
+    for (let i = 0; i < 200 && killed.some(isRunning); i++) execFileSync('sleep', ['0.05']);
+    for (const lock of [join(data, 'postmaster.pid'), join(dir, `.s.PGSQL.${port}.lock`)])
+      rmSync(lock, { force: true });
+    killed = [];
   };
   return {
     url: urlOf('postgres'),
@@ -139,17 +144,17 @@ export function clusterAt(bin: string, dir: string, port: number, settings: Serv
         .map((line) => Number(line.trim()))
         .filter((pid) => pid > 0);
       execFileSync('kill', ['-9', String(postmaster), ...children.map(String)]);
-      killed = postmaster;
+      killed = [postmaster, ...children];
     },
     start() {
-      reaped();
+      buried();
       runAsPostgres(bin, 'pg_ctl', ['-D', data, '-o', options.join(' '), '-l', logFile, '-w', '-t', '60', 'start']);
     },
     stop() {
       runAsPostgres(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
     },
     destroy() {
-      reaped();
+      buried();
       try {
         runAsPostgres(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } catch {
@@ -166,5 +171,17 @@ function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Alive and not a zombie (where /proc tells them apart; elsewhere a zombie counts as running). */
+function isRunning(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    // `<pid> (<name>) <state> …`: the name may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
+  } catch {
+    return true;
   }
 }
