@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctor } from '../cli/doctor-run.js';
 import { sheaf } from '../cli/run-sheaf.js';
 import { createScratchGalera, type GaleraNode, galeraMissing, type ScratchGalera } from '../support/scratch-galera.js';
+import { mysqlUrl, withDatabase } from '../support/targets.js';
 
 // sheaf on a three-node Galera cluster (docs/galera.md): every node a primary, each issuing a shard
 // of its own, whatever wsrep_auto_increment_control says.
@@ -158,11 +159,33 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
     const report = await doctor(cluster.nodes.map((node) => url(node, 'shop')));
     expect(report.report.databases.flatMap((db) => db.checks.filter((check) => check.status === 'fail'))).toEqual([]);
     expect(report.code).toBe(0);
+    // Each URL issues its node's shard, not the settings row's (shard 1 on every node).
+    report.report.databases.forEach((db, index) => {
+      expect(db.checks.find((check) => check.name === 'shard')?.details).toEqual({ shard: index + 1 });
+      expect(db.checks.find((check) => check.name === 'galera')).toMatchObject({
+        status: 'ok',
+        message: `each node issues a shard of its own: ${[1, 2, 3]
+          .map((n) => `node${n} → shard ${n}${n === index + 1 ? ' (this node)' : ''}`)
+          .join(', ')}`,
+        details: { node: `node${index + 1}`, nodes: { node1: 1, node2: 2, node3: 3 } },
+      });
+    });
   }, 120_000);
 
   it('a node without a shard of its own refuses, and one cannot take another node’s shard', async () => {
     await freshDatabase('depot');
     expect((await sheaf(['install', '--url', url(cluster.nodes[0]!, 'depot'), '--shard', '7'])).code).toBe(0);
+    // The install's own claim moved the shared counter by auto_increment_increment (3 with
+    // wsrep_auto_increment_control ON): no id yet.
+    const first = await sheaf(['status', '--url', url(cluster.nodes[0]!, 'depot')]);
+    expect(first.stdout).toMatch(/^ids issued {3}no$/m);
+    expect(first.stdout).toMatch(/^galera node {2}node1: shard 7$/m);
+    const unbound = await sheaf(['status', '--url', url(cluster.nodes[1]!, 'depot')]);
+    expect(unbound.code).toBe(0);
+    expect(unbound.stdout).toMatch(/^galera node {2}node2: no shard of its own, so it issues no ids \(NODE_UNBOUND\)/m);
+    expect(unbound.stdout).toMatch(
+      /^warning {6}Galera nodes node2 \(.+\) and node3 \(.+\) have no shard of their own/m,
+    );
     const second = await connect(cluster.nodes[1]!, 'depot');
     await expect(second.query('select sheaf_next_id() as id')).rejects.toMatchObject({ errno: 30025 });
     await expect(second.query('call sheaf_next_ids(5)')).rejects.toMatchObject({ errno: 30025 });
@@ -179,6 +202,9 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
     const node2 = await connect(cluster.nodes[1]!, 'depot');
     const [rows] = await node2.query('select sheaf_next_id() as id');
     expect(shardOf(BigInt((rows as { id: string }[])[0]!.id))).toBe(8);
+    // node3 has issued nothing, but the cluster has: node2's counter moved on every node.
+    const third = await sheaf(['status', '--url', url(cluster.nodes[2]!, 'depot'), '--json']);
+    expect(JSON.parse(third.stdout)).toMatchObject({ idsIssued: true, galera: { node: 'node3', shard: null } });
     // Only its own shard, not the database's configured one.
     await expect(node2.query('select sheaf_next_shard_id(7) as id')).rejects.toMatchObject({ errno: 30015 });
     await node2.end();
@@ -314,5 +340,41 @@ describe.skipIf(missing !== undefined)(`sheaf on a Galera cluster${missing ? ` (
     expect(report.code).not.toBe(0);
     const failed = report.report.databases.flatMap((db) => db.checks.filter((check) => check.status === 'fail'));
     expect(failed.map((check) => check.message).join('\n')).toMatch(/wsrep_auto_increment_control/);
+  }, 60_000);
+
+  it('doctor fails two URLs that issue one shard: a Galera node and a standalone server', async () => {
+    const name = `galera_fleet_${process.pid}`;
+    const admin = await mysql.createConnection({ uri: mysqlUrl });
+    await admin.query(`create database ${name}`);
+    const standalone = withDatabase(mysqlUrl, name);
+    try {
+      expect((await sheaf(['install', '--url', standalone, '--shard', '2'])).code).toBe(0);
+      // node2 issues shard 2: configured on the standalone server too.
+      const pair = await doctor([url(cluster.nodes[1]!, 'shop'), standalone]);
+      expect(pair.code).toBe(1);
+      const shardChecks = pair.report.databases.map((db) => db.checks.find((check) => check.name === 'shard'));
+      const fix = `give one of them a new shard: sheaf install --url ${standalone} --shard <N>`;
+      expect(shardChecks[0]).toMatchObject({
+        status: 'fail',
+        message: `shard 2 is also configured on ${standalone}: their ids collide; ${fix}`,
+      });
+      expect(shardChecks[1]).toMatchObject({
+        status: 'fail',
+        message: `shard 2 is also issued on ${url(cluster.nodes[1]!, 'shop')}: their ids collide; ${fix}`,
+      });
+      // node1 given alone with it: shard 2 is still its cluster's, bound to node2.
+      const other = await doctor([url(cluster.nodes[0]!, 'shop'), standalone]);
+      expect(other.code).toBe(1);
+      expect(other.report.idSpace?.checks.find((check) => check.name === 'shard 2')).toMatchObject({
+        status: 'fail',
+        message:
+          `shard 2: configured on ${standalone} and bound to Galera node node2 (read in ` +
+          `${url(cluster.nodes[0]!, 'shop')}): their ids collide`,
+      });
+    } finally {
+      await admin.query(`drop database if exists ${name}`);
+      await admin.query(`drop database if exists sheaf_${name}`);
+      await admin.end();
+    }
   }, 60_000);
 });

@@ -64,8 +64,12 @@ const stateSql: Record<DialectName, StateSql> = {
     version: 'select max(version) as version from {state}.sheaf_schema_versions',
     settingsTable: 'sheaf_settings',
     settings: `select ${settingsColumns} from {state}.sheaf_settings`,
-    // sheaf_configure records the counter in probe_k; every id chunk taken since moves it on.
-    issued: `select t.auto_increment > s.probe_k + 1 as issued
+    // sheaf_configure records the counter in probe_k; every id chunk taken since moves it on, by
+    // auto_increment_increment (the cluster's size on Galera). A Galera node claims from a counter
+    // of its own (SQL version 15), at 1 until its first claim and replicated to every node.
+    issued: `select t.auto_increment > s.probe_k + @@auto_increment_increment
+        or exists (select 1 from information_schema.tables n where n.table_schema = {state_text}
+          and n.table_name regexp '^sheaf_node_chunks_[0-7]$' and n.auto_increment > 1) as issued
       from information_schema.tables t, {state}.sheaf_settings s
       where t.table_schema = {state_text} and t.table_name = 'sheaf_chunks'`,
     native: 'select false as native, false as available',

@@ -24,15 +24,18 @@ issued, how close the generator runs to its capacity (watched for ${windowMs} ms
 (warns above 80 %), each segment's runway (warns below 5 years) and, on MySQL/MariaDB, BIGINT
 AUTO_INCREMENT keys that look like sheaf keys but lack the sheaf trigger (warns). Fails state the
 generator needs and lacks (a settings row, a sequence) and, on PostgreSQL, a copy whose shard is
-bound to another node, and schema sheaf in a publication or pglogical replication set.
+bound to another node, and schema sheaf in a publication or pglogical replication set. On a Galera
+node (wsrep_on): fails a sheaf older than SQL version 15 (every node issues one shard) and members
+sharing a wsrep_node_name (and so a shard); warns of members without a shard of their own.
 
 Then checks the databases as one id space: one layout on all of them; no shard value held twice
 (configured and logical shards, databases registered in a registry, live worker leases: on one
 database alone too); no two servers of a ticket handing out one value; claims an install left
 unconfirmed (warn); the shard values left (warns above 80 % used). Two databases issuing one shard
-fail whatever their database_id says (a copy keeps its original's). A database reached under two
-URLs (PostgreSQL: one node identity on one server; MySQL: one database_id), or a hot standby of
-one given, is compared once. Exit code 0 when nothing failed (warnings allowed), 1 otherwise.
+fail whatever their database_id says (a copy keeps its original's); a Galera node issues its node's
+own shard, and nodes of one cluster are compared with each other. A database reached under two URLs
+(PostgreSQL: one node identity on one server; MySQL: one database_id; Galera: one node), or a hot
+standby of one given, is compared once. Exit code 0 when nothing failed (warnings allowed), 1 otherwise.
 
 Options:
 ${urlHelp}

@@ -11,7 +11,7 @@ import {
   urlOption,
   withConnection,
 } from '../connection.js';
-import { readGalera } from '../doctor/galera-reading.js';
+import { ownBinding, readGalera } from '../doctor/galera-reading.js';
 import { readInstalledState } from '../installed-state.js';
 import { toJson } from '../io.js';
 import { UsageError } from '../usage-error.js';
@@ -83,7 +83,7 @@ ${urlHelp}
         const result = await install(executor, registryExecutor ? { ...options, registry: registryExecutor } : options);
         // A Galera node issues the shard bound to it, not the settings row's.
         const galera = target.dialect === 'mysql' ? await readGalera(executor, result.version) : undefined;
-        return { result, state: await readInstalledState(executor), nodeShard: galera?.bound.get(galera.node) };
+        return { result, state: await readInstalledState(executor), nodeShard: galera && ownBinding(galera)?.shard };
       }),
     );
     const summary = {

@@ -1,5 +1,4 @@
 import { defineLayout, isSheafError, layoutLifetime, sqlVersion } from '@sheaf/core';
-import { targetUrl } from '../connection.js';
 import type { InstalledState } from '../installed-state.js';
 import { redactText } from '../redact.js';
 import { type Check, check } from './check.js';
@@ -34,12 +33,16 @@ export function checksFor(snapshot: Snapshot, all: readonly Snapshot[], nowMs: n
   if (!state || !generator) return [...checks, ...replicated];
   const { lookaheadMs, counter, repair } = probeSql[snapshot.target.dialect];
   const node = nodeIdentityCheck(snapshot.target, snapshot.node);
-  const galera = galeraCheck(snapshot.galera, snapshot.version ?? 0, state.shard, targetUrl(snapshot.target));
-  if (galera) checks.push(galera);
+  const galera = galeraCheck(snapshot.galera, {
+    target: snapshot.target,
+    version: snapshot.version ?? 0,
+    configuredShard: state.shard,
+  });
   checks.push(
     layoutCheck(state, nowMs),
     shardCheck(snapshot, all),
     ...(node ? [node] : []),
+    ...(galera ? [galera] : []),
     lastIdCheck(generator, { lookaheadMs, name: counter, layoutEndMs: layoutEnd(state), repair }),
     saturationCheck(generator, lookaheadMs, state.layout.sequenceBits),
   );

@@ -1,8 +1,9 @@
 import { type Fleet, type Member, readingOf } from './fleet.js';
+import { galeraOf, type NodeShards, nodeShardsOf } from './galera-shards.js';
 import type { HolderRow } from './id-space-reading.js';
 
-/** How a shard value is held, most telling first. */
-const holdingKinds = ['configured', 'logical', 'registered', 'pending', 'leased'] as const;
+/** How a shard value is held, most telling first; `node`: bound to a Galera node not given. */
+const holdingKinds = ['configured', 'node', 'logical', 'registered', 'pending', 'leased'] as const;
 export type HoldingKind = (typeof holdingKinds)[number];
 
 /** One holder's hold on one value of the shard field, as read in one database. */
@@ -32,7 +33,8 @@ export interface Clash {
  * workers table, live worker leases and databases registered there (confirmed or pending). Each
  * database given is a holder of its own, even one that shares its database_id with another (a
  * copy); a registration is the holding of the database given with its database_id, the one that
- * issues the value where several do.
+ * issues the value where several do. A Galera node from SQL version 15 holds its node's shard (not
+ * the configured one), and the shards bound to nodes not given are held by those nodes.
  */
 export function holdingsOf(fleet: Fleet): Holding[] {
   const own = (member: Member): Holding[] => {
@@ -44,6 +46,8 @@ export function holdingsOf(fleet: Fleet): Holding[] {
       readIn: member.label,
       name: member.label,
     });
+    const nodes = nodeShardsOf(member);
+    if (nodes) return nodeHoldings(fleet, member, nodes, ofDatabase);
     return [
       ofDatabase(member.state.shard, 'configured'),
       ...(readingOf(member)?.logicalShards ?? []).map((value) => ofDatabase(value, 'logical')),
@@ -81,10 +85,39 @@ export function describeHolding(holding: Holding): string {
   const { kind, readIn, name } = holding;
   const target = name === readIn ? '' : ` for ${name}`;
   if (kind === 'configured') return `configured on ${readIn}`;
+  if (kind === 'node') return `bound to ${name} (read in ${readIn})`;
   if (kind === 'logical') return `a logical shard of ${readIn}`;
   if (kind === 'registered') return `registered in ${readIn}${target}`;
   if (kind === 'pending') return `claimed in ${readIn}${target}, not confirmed`;
   return `leased by worker '${name}' in ${readIn}`;
+}
+
+// The node's own shard; those of the cluster's other nodes not given (each node given holds its own);
+// the logical shards, which no node issues from version 15 on but the cluster holds.
+function nodeHoldings(
+  fleet: Fleet,
+  member: Member,
+  nodes: NodeShards,
+  ofDatabase: (value: number, kind: HoldingKind) => Holding,
+): Holding[] {
+  const given = new Set(fleet.members.flatMap((other) => clusterNode(other, nodes.clusterUuid) ?? []));
+  const held = nodes.bindings.flatMap((binding): Holding[] => {
+    if (binding.node === nodes.node) return [ofDatabase(binding.shard, 'configured')];
+    if (given.has(binding.node)) return [];
+    const name = `Galera node ${binding.node}`;
+    const holder = `${clusterKey(nodes)} node ${binding.node}`;
+    return [{ value: binding.shard, kind: 'node', holder, readIn: member.label, name }];
+  });
+  const logical = (readingOf(member)?.logicalShards ?? []).map(
+    (value): Holding => ({
+      value,
+      kind: 'logical',
+      holder: clusterKey(nodes),
+      readIn: member.label,
+      name: member.label,
+    }),
+  );
+  return [...held, ...logical];
 }
 
 function rowHolding(fleet: Fleet, member: Member, row: HolderRow, owned: readonly Holding[]): Holding {
@@ -94,11 +127,34 @@ function rowHolding(fleet: Fleet, member: Member, row: HolderRow, owned: readonl
   }
   const id = row.databaseId ?? '';
   const kind = row.pending ? 'pending' : 'registered';
+  const nodes = nodeShardsOf(member);
+  if (nodes && id === readingOf(member)?.databaseId) {
+    // Every node reads its cluster's registrations: each is the issuing node's, else the cluster's.
+    const ofCluster = new Set([
+      ...fleet.members
+        .filter((other) => clusterNode(other, nodes.clusterUuid) !== undefined)
+        .map((other) => keyOf(fleet, other)),
+      ...nodes.bindings.map((binding) => `${clusterKey(nodes)} node ${binding.node}`),
+    ]);
+    const issuer = owned.find((holding) => holding.value === row.value && ofCluster.has(holding.holder));
+    const holder = issuer?.holder ?? clusterKey(nodes);
+    return { ...base, kind, holder, name: issuer?.name ?? `Galera cluster ${nodes.clusterUuid}`, databaseId: id };
+  }
   const registered = registeredMember(fleet, member, id, row.value, owned);
   if (registered === undefined) {
     return { ...base, kind, holder: `database ${id}`, name: `database '${row.holder}' (${id})`, databaseId: id };
   }
   return { ...base, kind, holder: keyOf(fleet, registered), name: registered.label, databaseId: id };
+}
+
+// The live name of a node of that cluster, for a member that is one.
+function clusterNode(member: Member, clusterUuid: string): string | undefined {
+  const galera = galeraOf(member);
+  return galera?.clusterUuid === clusterUuid ? galera.node : undefined;
+}
+
+function clusterKey(nodes: NodeShards): string {
+  return `Galera cluster ${nodes.clusterUuid}`;
 }
 
 // A database given is known by its place on the command line: two may share a database_id (a copy).

@@ -5,6 +5,8 @@ export interface ProbeSql {
   readonly nowMs: string;
   /** `last`: the generator's latest counter value; `issued`: whether ids were issued since the layout was set. */
   readonly generator: string;
+  /** MySQL, a Galera node with a shard of its own: `generator` on the node's own counter (sql/mysql/0015). */
+  readonly nodeGenerator?: string;
   readonly segments: string;
   /**
    * How far ahead of the clock the generator runs when healthy: MySQL's hot sessions claim 7 ms
@@ -39,14 +41,22 @@ export const probeSql: Record<DialectName, ProbeSql> = {
   },
   mysql: {
     nowMs: `select ${mysqlNow} as now_ms`,
-    // The chunk claimed last; sheaf_configure's own claim (probe_k) is not an id.
-    generator: `select t.auto_increment - 1 as last, t.auto_increment > s.probe_k + 1 as issued, ${mysqlNow} as now_ms
+    // The chunk claimed last; sheaf_configure's own claim (probe_k) is not an id. The counter steps
+    // by auto_increment_increment, which Galera sets to the cluster's size.
+    generator: `select cast(t.auto_increment as signed) - cast(@@auto_increment_increment as signed) as last,
+        t.auto_increment > s.probe_k + @@auto_increment_increment as issued, ${mysqlNow} as now_ms
       from information_schema.tables t, {state}.sheaf_settings s
       where t.table_schema = {state_text} and t.table_name = 'sheaf_chunks'`,
+    // A node's counter starts at 1 and only its claims move it.
+    nodeGenerator: `select cast(t.auto_increment as signed) - cast(@@auto_increment_increment as signed) as last,
+        t.auto_increment > 1 as issued, ${mysqlNow} as now_ms
+      from information_schema.tables t, {state}.sheaf_nodes n
+      where n.node = @@global.wsrep_node_name and t.table_schema = {state_text}
+        and t.table_name = concat('sheaf_node_chunks_', n.slot)`,
     segments: `select biz_tag, cast(max_id as char) as max_id, step, floor(unix_timestamp(updated_at) * 1000) as updated_ms,
       ${mysqlNow} as now_ms from {state}.sheaf_segments order by biz_tag`,
     lookaheadMs: 7,
-    counter: "the chunk counter (sheaf_chunks' AUTO_INCREMENT)",
+    counter: 'the chunk counter (the AUTO_INCREMENT of sheaf_chunks, on a Galera node of its sheaf_node_chunks_<slot>)',
     repair: "as sheaf's owner, run `sheaf repair-counter` (docs/cli.md)",
     // Four chunks per millisecond (fewer with under 2 sequence bits): the counter is tick << chunk bits.
     tickOf: (last, bits) => last >> BigInt(Math.min(bits.sequenceBits, 2)),

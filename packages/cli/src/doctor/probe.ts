@@ -12,7 +12,7 @@ import { type InstalledState, readInstallation } from '../installed-state.js';
 import { redactText } from '../redact.js';
 import type { StateGap } from '../state-gaps.js';
 import { type ClockSample, sampleClock } from './clock-sample.js';
-import { type GaleraReading, readGalera } from './galera-reading.js';
+import { type GaleraReading, ownBinding, readGalera } from './galera-reading.js';
 import { type GeneratorWindow, sampleGenerator } from './generator-sample.js';
 import { type IdSpaceReading, readIdSpace } from './id-space-reading.js';
 import { type LegacyJournal, readLegacyJournal } from './legacy-journal.js';
@@ -58,7 +58,7 @@ export interface Snapshot {
   readonly state?: InstalledState;
   /** PostgreSQL: the node the database runs on and the one its shard is bound to. */
   readonly node?: NodeReading | Unreadable;
-  /** MariaDB on a Galera node: the cluster's members and their shards; undefined elsewhere. */
+  /** MySQL/MariaDB with `wsrep_on`: the Galera node and its cluster; undefined elsewhere. */
   readonly galera?: GaleraReading | Unreadable;
   /** PostgreSQL: publications and pglogical replication sets that replicate schema sheaf. */
   readonly replicated?: readonly ReplicatedSheaf[] | Unreadable;
@@ -95,15 +95,17 @@ async function read(executor: SqlExecutor, target: Target, label: string): Promi
   const clock = await sampleClock(executor, sql.nowMs);
   if (!installation) return { target, label, clock };
   const { version, gaps, state } = installation;
-  const found = { target, label, clock, version, gaps, ...(await postgresReadings(executor, target)) };
+  const galera = await galeraReading(executor, version);
+  const found = { target, label, clock, version, gaps, ...galera, ...(await postgresReadings(executor, target)) };
   if (!state) return found;
   const idSpace = await readable(() => readIdSpace(executor));
-  const galera = executor.dialect.name === 'mysql' ? await readable(() => readGalera(executor, version)) : undefined;
+  // A Galera node with a shard of its own claims from a counter of its own.
+  const own = galera.galera !== undefined && !isUnreadable(galera.galera) && ownBinding(galera.galera);
+  const counter = own && sql.nodeGenerator ? { ...sql, generator: sql.nodeGenerator } : sql;
   return {
     ...found,
-    ...(galera === undefined ? {} : { galera }),
     state,
-    generator: await sampleGenerator(executor, sql, state),
+    generator: await sampleGenerator(executor, counter, state),
     ...workers(idSpace, 2 ** state.layout.shardBits - 1),
     idSpace,
     segments: await readable(() => segments(executor, sql)),
@@ -121,6 +123,11 @@ async function postgresReadings(executor: SqlExecutor, target: Target): Promise<
     node: await readable(() => readNode(executor, target)),
     replicated: await readable(() => readReplicatedSheaf(executor)),
   };
+}
+
+async function galeraReading(executor: SqlExecutor, version: number): Promise<Pick<Snapshot, 'galera'>> {
+  const galera = await readable(() => readGalera(executor, version));
+  return galera === undefined ? {} : { galera };
 }
 
 async function legacyJournal(executor: SqlExecutor): Promise<Pick<Snapshot, 'legacyJournal'>> {
