@@ -56,7 +56,7 @@ export const probeSql: Record<DialectName, ProbeSql> = {
     segments: `select biz_tag, cast(max_id as char) as max_id, step, floor(unix_timestamp(updated_at) * 1000) as updated_ms,
       ${mysqlNow} as now_ms from {state}.sheaf_segments order by biz_tag`,
     lookaheadMs: 7,
-    counter: 'the chunk counter (the AUTO_INCREMENT of sheaf_chunks, on a Galera node of its sheaf_node_chunks_<slot>)',
+    counter: "the chunk counter (sheaf_chunks' AUTO_INCREMENT)",
     repair: "as sheaf's owner, run `sheaf repair-counter` (docs/cli.md)",
     // Four chunks per millisecond (fewer with under 2 sequence bits): the counter is tick << chunk bits.
     tickOf: (last, bits) => last >> BigInt(Math.min(bits.sequenceBits, 2)),
