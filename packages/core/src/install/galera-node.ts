@@ -37,10 +37,10 @@ export async function readGaleraNode(session: SqlExecutor, nodes: NodeShardInsta
   };
 }
 
-/** Is this server a Galera node (wsrep_on)? */
+/** Is this server a Galera node (wsrep_on)? MySQL, which has no wsrep variables, is not. */
 export async function galeraOn(session: SqlExecutor): Promise<boolean> {
-  const [row] = await session.query<{ galera: unknown }>('select @@global.wsrep_on as galera');
-  return Number(row?.galera) === 1;
+  const rows = await session.query<{ Value: unknown }>("show global variables like 'wsrep\\_on'");
+  return String(rows[0]?.Value).toUpperCase() === 'ON';
 }
 
 // Two nodes binding one shard at once: certification aborts one with a deadlock (1213); its retry
