@@ -105,7 +105,8 @@ read_tables(SheafSettings *s)
 	bool		isnull;
 
 	query_latest("select shard_id::pg_catalog.int8, epoch_ms::pg_catalog.int8, shard_bits::pg_catalog.int8, "
-				 "sequence_bits::pg_catalog.int8, test_clock::pg_catalog.int4::pg_catalog.int8 from sheaf.settings");
+				 "sequence_bits::pg_catalog.int8, test_clock::pg_catalog.int4::pg_catalog.int8, "
+				 "time_bits::pg_catalog.int8 from sheaf.settings");
 	if (SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -115,6 +116,7 @@ read_tables(SheafSettings *s)
 	s->shard_bits = (int) column_int64(0, 3);
 	s->sequence_bits = (int) column_int64(0, 4);
 	s->test_clock = column_int64(0, 5) != 0;
+	s->max_tick = (INT64CONST(1) << column_int64(0, 6)) - 1;
 
 	/*
 	 * The PL/pgSQL slow path carries the node its shard is bound to in its body; these settings are a
@@ -150,6 +152,39 @@ read_tables(SheafSettings *s)
 	s->logical_text = MemoryContextStrdup(settings_context, logical_text.data);
 }
 
+/*
+ * What the slow path in C needs beyond the fast path's settings. It stays off (PL/pgSQL serves the
+ * slow path) unless this database runs a SQL version whose slow path block.c repeats and the lock's
+ * secret is there: PL/pgSQL then fails as it should (SH024).
+ */
+static void
+read_slow_path_state(SheafSettings *s)
+{
+	bool		isnull;
+	int64		version;
+	bytea	   *secret;
+
+	query_latest("select max(version)::pg_catalog.int8 from sheaf.schema_versions");
+	if (SPI_processed != 1)
+		return;
+	version = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (isnull || version < SHEAF_C_SLOW_PATH_FIRST || version > SHEAF_C_SLOW_PATH_LAST)
+		return;
+	query_latest("select secret, legacy_until from sheaf.lock_secret");
+	if (SPI_processed != 1)
+		return;
+	secret = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (isnull || VARSIZE_ANY_EXHDR(secret) > SHEAF_SECRET_MAX)
+		return;
+	s->secret_len = VARSIZE_ANY_EXHDR(secret);
+	memcpy(s->secret, VARDATA_ANY(secret), s->secret_len);
+	s->legacy_until = DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	if (isnull)
+		s->legacy_until = DT_NOBEGIN;
+	s->c_slow_path = OidIsValid(s->durable_block) && OidIsValid(s->opened_at) &&
+		OidIsValid(s->step_allowance) && OidIsValid(s->node_mark) && OidIsValid(s->lock_epoch);
+}
+
 static void
 load(void)
 {
@@ -167,6 +202,12 @@ load(void)
 	/* From SQL version 16 the fast path reads the live block, which a crash or promotion resets. */
 	s.block = OidIsValid(get_relname_relid("live_block", schema)) ? sheaf_relation(schema, "live_block")
 		: sheaf_relation(schema, "block");
+	s.durable_block = get_relname_relid("block", schema);
+	s.opened_at = get_relname_relid("opened_at", schema);
+	s.step_allowance = get_relname_relid("step_allowance", schema);
+	s.node_mark = get_relname_relid("node_mark", schema);
+	s.lock_epoch = get_relname_relid("lock_epoch", schema);
+	s.owner = schema_owner(schema);
 	s.next_block = LookupFuncName(list_make2(makeString("sheaf"), makeString("_next_block")), 0, NULL, false);
 	s.next_block_call = MemoryContextAlloc(settings_context, sizeof(FmgrInfo));
 	fmgr_info_cxt(s.next_block, s.next_block_call, settings_context);
@@ -180,13 +221,14 @@ load(void)
 	save_nestlevel = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
-	SetUserIdAndSecContext(schema_owner(schema),
+	SetUserIdAndSecContext(s.owner,
 						   save_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
 	PG_TRY();
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "sheaf_native: SPI_connect failed");
 		read_tables(&s);
+		read_slow_path_state(&s);
 		SPI_finish();
 	}
 	PG_FINALLY();
@@ -200,6 +242,9 @@ load(void)
 	s.shard_mask = ((INT64CONST(1) << s.shard_bits) - 1) << s.sequence_bits;
 	s.shard_field = ((int64) s.shard_id) << s.sequence_bits;
 	s.shard_clear = ~s.shard_mask;
+	s.seq_mask = (INT64CONST(1) << s.sequence_bits) - 1;
+	/* As sheaf._bake() renders it: a batch of 1,000,000 ids fits. */
+	s.max_lead_ms = Max(2000, 2 * ((1000000 + s.seq_mask) >> s.sequence_bits));
 	s.block_seen = PG_INT64_MIN;
 
 	cached = s;

@@ -2,22 +2,17 @@
  * sheaf.next_id() in C (docs/native.md). Same state, same acceptance rule and the same slow path
  * as the PL/pgSQL version (docs/sql/postgres.md, "How next_id works"): a counter value t is handed
  * out only when t <= u for a block bound u read before t was taken, the clock has not passed t's
- * millisecond, and t carries this database's shard. Anything else goes to sheaf._next_block().
+ * millisecond, and t carries this database's shard. Anything else goes to the slow path (block.c).
  * Both versions can serve one database at the same time, so moving between them needs no pause.
  */
 #include "postgres.h"
 
-#include "access/xact.h"
-#include "catalog/pg_class.h"
 #include "commands/sequence.h"
 #include "fmgr.h"
-#include "miscadmin.h"
-#include "utils/acl.h"
-#include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
-#include "utils/guc.h"
-#include "utils/timestamp.h"
 
+#include "block.h"
+#include "clock.h"
 #include "settings.h"
 
 PG_MODULE_MAGIC;
@@ -34,39 +29,6 @@ void
 _PG_init(void)
 {
 	sheaf_settings_init();
-}
-
-/* A test clock setting as the SQL version reads it: unset and '' both mean "not set". */
-static bool
-test_setting(const char *name, int64 *value)
-{
-	const char *text = GetConfigOption(name, true, false);
-
-	if (text == NULL || text[0] == '\0')
-		return false;
-	*value = DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(text)));
-	return true;
-}
-
-/* Milliseconds since the layout's epoch; a test install reads sheaf.clock_ms and sheaf.clock_offset_ms. */
-static int64
-clock_tick(const SheafSettings *s)
-{
-	int64		unix_us = GetCurrentTimestamp() +
-		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-	int64		ms = unix_us >= 0 ? unix_us / 1000 : -((-unix_us + 999) / 1000);
-
-	if (s->test_clock)
-	{
-		int64		set;
-		int64		offset;
-
-		if (test_setting("sheaf.clock_ms", &set))
-			ms = set;
-		if (test_setting("sheaf.clock_offset_ms", &offset))
-			ms += offset;
-	}
-	return ms - s->epoch_ms;
 }
 
 static inline bool
@@ -89,17 +51,6 @@ read_block(const SheafSettings *s)
 	return fcinfo->isnull ? -1 : DatumGetInt64(result);
 }
 
-/* The slow path, called as the caller calls it from the SQL version (it needs EXECUTE). */
-static int64
-next_block(const SheafSettings *s)
-{
-	AclResult	granted = pg_proc_aclcheck(s->next_block, GetUserId(), ACL_EXECUTE);
-
-	if (granted != ACLCHECK_OK)
-		aclcheck_error(granted, OBJECT_FUNCTION, "sheaf._next_block");
-	return DatumGetInt64(FunctionCall0Coll(s->next_block_call, InvalidOid));
-}
-
 /*
  * One id of the configured shard. The first try uses the block this backend saw last: it was
  * published before the counter value is taken, and a newer block only accepts more. A miss reads
@@ -111,13 +62,13 @@ next_id(SheafSettings *s)
 {
 	int64		t = nextval_internal(s->counter, true);
 
-	if (fresh(s, t, s->block_seen, clock_tick(s)))
+	if (fresh(s, t, s->block_seen, sheaf_clock_tick(s)))
 		return t;
 	s->block_seen = read_block(s);
 	t = nextval_internal(s->counter, true);
-	if (fresh(s, t, s->block_seen, clock_tick(s)))
+	if (fresh(s, t, s->block_seen, sheaf_clock_tick(s)))
 		return t;
-	t = next_block(s);
+	t = sheaf_next_block(s);
 	s->block_seen = read_block(s);
 	return t;
 }

@@ -99,15 +99,17 @@ describeGeneratorPaths(
     }, 30_000);
 
     it('a reset live block (a crash restart, a promotion) starts above every id before, 3 s ahead', async () => {
-      await session({}, async (s) => {
+      const { before, clock } = await session({}, async (s) => {
         const before = await take(s, 5000);
         await s.query("select setval('sheaf.live_block', -1, false)");
-        const clock = await clockMs(s);
-        const after = await take(s, 5000);
-        expectIncreasing([...before, ...after]);
-        expect(decodeId(after[0]!).ms).toBeGreaterThanOrEqual(clock + maxLeadMs + skewMs);
-        expect(decodeId(after[0]!).ms).toBeLessThan(clock + maxLeadMs + skewMs + 1000);
+        return { before, clock: await clockMs(s) };
       });
+      // Taken by a new session, as after a crash restart or a promotion every session is: the C
+      // path's backends keep the last block they saw, which a reset cannot reach (docs/native.md).
+      const after = await sql().session((fresh) => take(fresh, 5000));
+      expectIncreasing([...before, ...after]);
+      expect(decodeId(after[0]!).ms).toBeGreaterThanOrEqual(clock + maxLeadMs + skewMs);
+      expect(decodeId(after[0]!).ms).toBeLessThan(clock + maxLeadMs + skewMs + 1000);
     }, 30_000);
 
     it('sequences never called (a schema copied without their values) neither spin nor repeat', async () => {
