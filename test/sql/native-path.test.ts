@@ -21,8 +21,9 @@ async function pathState(sql: SqlExecutor): Promise<{ chosen: boolean | null; ex
   const [row] = await sql.query<{ chosen: boolean | null; extension: boolean; body: string }>(
     `select (select native from sheaf.settings) as chosen,
        exists (select from pg_extension where extname = 'sheaf_native') as extension,
-       case when pg_get_functiondef('sheaf.next_id()'::regprocedure) like '%_native_next_id()%' then 'native'
-         else 'plpgsql' end as body`,
+       case when pg_get_functiondef('sheaf.next_id()'::regprocedure) like '%_native_next_id()%'
+           or (select p.prosrc from pg_proc p where p.oid = 'sheaf.next_id()'::regprocedure) = 'sheaf_native_next_id'
+         then 'native' else 'plpgsql' end as body`,
   );
   return row!;
 }

@@ -86,7 +86,8 @@ export function describeGeneratorPaths(
 export async function expectGeneratorPath(executor: SqlExecutor, path: GeneratorPath): Promise<void> {
   const rows = await executor.query<{ fn: string; body: string }>(
     `select p.oid::regprocedure::text as fn,
-       case when pg_get_functiondef(p.oid) like '%sheaf._native_next_id(%' then 'native'
+       case when pg_get_functiondef(p.oid) like '%sheaf._native_next_id(%'
+           or ((select l.lanname from pg_language l where l.oid = p.prolang) = 'c' and p.prosrc like 'sheaf\\_native\\_next\\_id%') then 'native'
          when pg_get_functiondef(p.oid) like '%sheaf._plpgsql_next_id(%' then 'plpgsql' end as body
      from pg_proc p
      where p.oid in ('sheaf.next_id()'::regprocedure, 'sheaf.next_id(integer)'::regprocedure)`,
