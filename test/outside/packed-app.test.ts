@@ -201,10 +201,12 @@ describe('the packed packages in an app outside the repository', () => {
         const shipped = (await sheaf('native', 'sources')).trim();
         expect(shipped).toBe(join(app, 'node_modules', '@sheaf', 'cli', 'native', 'postgres'));
         // Every source file of native/postgres, none of its build products.
-        const tracked = (await sh('git', ['ls-files', 'native/postgres'], root))
+        const tracked = (
+          await sh('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'native/postgres'], root)
+        )
           .split('\n')
-          .filter((file) => file !== '' && !file.endsWith('/.gitignore'))
-          .map((file) => file.slice('native/postgres/'.length));
+          .map((file) => file.slice('native/postgres/'.length))
+          .filter((file) => file !== '' && !file.startsWith('.'));
         expect((await readdir(shipped)).sort()).toEqual(tracked.sort());
 
         const cluster = await createScratchCluster({ binDir: postgres.binDir });

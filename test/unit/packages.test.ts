@@ -141,10 +141,13 @@ describe.each(packages)('$manifest.name', ({ dir, manifest }) => {
 it('@sheaf/cli ships every source file of native/postgres, and no build product, for sheaf native install', () => {
   const cli = packages.find(({ manifest }) => manifest.name === '@sheaf/cli')!;
   expect(shipped(cli.manifest.files ?? [], 'native/postgres/Makefile')).toBe(true);
-  const tracked = execFileSync('git', ['ls-files', 'native/postgres'], { cwd: root, encoding: 'utf8' })
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'native/postgres'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
     .split('\n')
-    .filter((file) => file !== '' && !file.endsWith('/.gitignore'))
-    .map((file) => file.slice('native/postgres/'.length));
+    .map((file) => file.slice('native/postgres/'.length))
+    .filter((file) => file !== '' && !file.startsWith('.'));
   // The build (scripts/build.mjs) made the copy: the test run's global setup runs it.
   expect(readdirSync(join(root, cli.dir, 'native/postgres')).sort()).toEqual(tracked.sort());
 });
