@@ -58,7 +58,7 @@ describe('sheaf encode and decode', () => {
       [[], /^Usage: sheaf <command>/],
       [
         ['frobnicate'],
-        /unknown command "frobnicate"; commands: install, uninstall, status, grant, doctor, repair-counter, decode, encode, migrate, tickets, demo/,
+        /unknown command "frobnicate"; commands: install, uninstall, status, grant, doctor, repair-counter, decode, encode, migrate, tickets, native, demo/,
       ],
       [['decode'], /missing <id>/],
       [['decode', '1', '--shrad', '3'], /Unknown option '--shrad'/],
@@ -95,6 +95,7 @@ describe('sheaf encode and decode', () => {
       'encode',
       'migrate',
       'tickets',
+      'native',
       'demo',
     ]);
     const runs = await Promise.all(names.map((name) => sheaf([name, '--help'])));

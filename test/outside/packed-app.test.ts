@@ -11,6 +11,8 @@ import { decodeId } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyPostgres, postgresBuildUnavailable } from '../support/postgres-copy.js';
+import { createScratchCluster } from '../support/scratch-cluster.js';
 import { mysqlUrl, pgUrl, selectedTargets, withDatabase } from '../support/targets.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,6 +23,7 @@ const { version } = JSON.parse(await readFile(join(root, 'packages/core/package.
 const database = `sheaf_outside_${process.pid}_${Date.now().toString(36)}`;
 const pgDatabaseUrl = withDatabase(pgUrl, database);
 const mysqlDatabaseUrl = withDatabase(mysqlUrl, database);
+const nativeBuild = targets.includes('postgres') ? postgresBuildUnavailable() : 'postgres not selected';
 
 /** What the app installs besides the tarballs, at the versions the repository tests against. */
 const appDependencies = [
@@ -184,6 +187,75 @@ describe('the packed packages in an app outside the repository', () => {
       }
     },
     120_000,
+  );
+
+  const nativeTitle =
+    'npx sheaf native install builds sheaf_native from the package into a PostgreSQL without it, then install --native runs next_id() in C';
+  // On a private copy of the machine's PostgreSQL installation: the shared server's directories hold
+  // the build of whatever checkout installed last, which other test runs use.
+  (nativeBuild ? it.skip : it)(
+    nativeBuild ? `${nativeTitle}: ${nativeBuild}` : nativeTitle,
+    async () => {
+      const postgres = copyPostgres();
+      try {
+        const shipped = (await sheaf('native', 'sources')).trim();
+        expect(shipped).toBe(join(app, 'node_modules', '@sheaf', 'cli', 'native', 'postgres'));
+        // Every source file of native/postgres, none of its build products.
+        const tracked = (
+          await sh('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'native/postgres'], root)
+        )
+          .split('\n')
+          .map((file) => file.slice('native/postgres/'.length))
+          .filter((file) => file !== '' && !file.startsWith('.'));
+        expect((await readdir(shipped)).sort()).toEqual(tracked.sort());
+
+        const cluster = await createScratchCluster({ binDir: postgres.binDir });
+        try {
+          const available = async () => {
+            const client = new pg.Client({ connectionString: cluster.url });
+            await client.connect();
+            try {
+              const { rows } = await client.query(
+                "select count(*)::int as n from pg_available_extensions where name = 'sheaf_native'",
+              );
+              return rows[0].n;
+            } finally {
+              await client.end();
+            }
+          };
+          expect(await available()).toBe(0);
+          const report = JSON.parse(await sheaf('native', 'install', '--pg-config', postgres.pgConfig, '--json'));
+          expect(report.pgConfig).toBe(postgres.pgConfig);
+          for (const file of [report.library, ...report.extensionFiles]) {
+            expect(file.startsWith(postgres.root), file).toBe(true);
+            expect((await lstat(file)).isFile(), file).toBe(true);
+          }
+          expect(await available()).toBe(1);
+
+          const url = cluster.urlOf('postgres');
+          expect(await sheaf('install', '--url', url, '--shard', '4', '--native')).toContain(
+            'next_id() in C (sheaf_native)',
+          );
+          expect(await sheaf('status', '--url', url)).toContain('C (extension sheaf_native)');
+          const client = new pg.Client({ connectionString: url });
+          await client.connect();
+          try {
+            const { rows } = await client.query(
+              `select sheaf.next_id()::text as id, (select extversion from pg_extension where extname = 'sheaf_native') as native`,
+            );
+            expect(decodeId(rows[0].id).shardId).toBe(4);
+            expect(rows[0].native).toEqual(expect.any(String));
+          } finally {
+            await client.end();
+          }
+        } finally {
+          cluster.destroy();
+        }
+      } finally {
+        postgres.destroy();
+      }
+    },
+    300_000,
   );
 
   it.skipIf(!targets.includes('mariadb'))(

@@ -39,6 +39,8 @@ export type ServerSettings = Readonly<Record<string, string | number | boolean>>
 export interface ScratchClusterOptions {
   /** Settings beside the defaults (fsync and synchronous_commit on, loopback only). */
   readonly settings?: ServerSettings;
+  /** The server binaries to run (default: the newest under /usr/lib/postgresql). */
+  readonly binDir?: string;
 }
 
 export function postgresBinDir(): string | undefined {
@@ -61,7 +63,7 @@ export async function freePort(): Promise<number> {
 }
 
 export async function createScratchCluster(options: ScratchClusterOptions = {}): Promise<ScratchCluster> {
-  const bin = requireBinDir();
+  const bin = options.binDir ?? requireBinDir();
   const dir = clusterDir();
   const cluster = clusterAt(bin, dir, await freePort(), options.settings ?? {});
   try {

@@ -162,6 +162,7 @@ describe('sheafErrorCodes', () => {
         'DATABASE_COPIED',
         'STATE_DAMAGED',
         'NODE_UNBOUND',
+        'NATIVE_BUILD_FAILED',
       ].sort(),
     );
   });

@@ -1,6 +1,7 @@
 // The packages as npm publishes them: one version, exact internal pins, and every entry point
 // (exports, bin) produced by the build and shipped by `files`. test/outside/packed-app.test.ts
 // installs the packed tarballs into an app; this catches the same mistakes without a database.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
@@ -135,6 +136,20 @@ describe.each(packages)('$manifest.name', ({ dir, manifest }) => {
       }
     }
   });
+});
+
+it('@sheaf/cli ships every source file of native/postgres, and no build product, for sheaf native install', () => {
+  const cli = packages.find(({ manifest }) => manifest.name === '@sheaf/cli')!;
+  expect(shipped(cli.manifest.files ?? [], 'native/postgres/Makefile')).toBe(true);
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'native/postgres'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .map((file) => file.slice('native/postgres/'.length))
+    .filter((file) => file !== '' && !file.startsWith('.'));
+  // The build (scripts/build.mjs) made the copy: the test run's global setup runs it.
+  expect(readdirSync(join(root, cli.dir, 'native/postgres')).sort()).toEqual(tracked.sort());
 });
 
 it('every @sheaf/* import the docs show is an export of that package', () => {

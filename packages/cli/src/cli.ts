@@ -8,6 +8,7 @@ import { encodeCommand } from './commands/encode.js';
 import { grantCommand } from './commands/grant.js';
 import { installCommand } from './commands/install.js';
 import { migrateCommand } from './commands/migrate.js';
+import { nativeCommand } from './commands/native.js';
 import { repairCounterCommand } from './commands/repair-counter.js';
 import { statusCommand } from './commands/status.js';
 import { ticketsCommand } from './commands/tickets.js';
@@ -27,6 +28,7 @@ const commands: readonly Command[] = [
   encodeCommand,
   migrateCommand,
   ticketsCommand,
+  nativeCommand,
   demoCommand,
 ];
 

@@ -58,6 +58,7 @@ export const sheafErrorCodes = Object.freeze([
   'DATABASE_COPIED',
   'STATE_DAMAGED',
   'NODE_UNBOUND',
+  'NATIVE_BUILD_FAILED',
 ] as const);
 
 /**
