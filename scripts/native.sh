@@ -67,6 +67,6 @@ sharedir=$("$pg_config" --sharedir)
 # with_llvm=no: no JIT bitcode, so no clang is needed.
 # From clean: PGXS does not track headers, so an object built before a header changed would be kept.
 make -s -C native/postgres clean PG_CONFIG="$pg_config" >/dev/null
-make -s -C native/postgres PG_CONFIG="$pg_config" with_llvm=no
+make -s -C native/postgres PG_CONFIG="$pg_config" with_llvm=no PG_CPPFLAGS="-Wall -Werror"
 make -s -C native/postgres install PG_CONFIG="$pg_config" with_llvm=no >/dev/null
 say "sheaf_native built and installed into $libdir"
