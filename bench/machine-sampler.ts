@@ -113,7 +113,11 @@ export class MachineSampler {
 
   private async connect(): Promise<void> {
     if (!this.postgres) {
-      const client = new pg.Client({ connectionString: this.urls.postgres, connectionTimeoutMillis: 2000 });
+      const client = new pg.Client({
+        connectionString: this.urls.postgres,
+        connectionTimeoutMillis: 2000,
+        query_timeout: 2000,
+      });
       try {
         await client.connect();
         client.on('error', () => (this.postgres = undefined));
@@ -162,7 +166,11 @@ export class MachineSampler {
    */
   private async mariadbForeign(tids: readonly number[], ports: Set<number>): Promise<number> {
     const rows = await this.mariadb?.connection
-      .query<mysql.RowDataPacket[]>('select host from information_schema.processlist where tid in (?)', [tids])
+      .query<mysql.RowDataPacket[]>({
+        sql: 'select host from information_schema.processlist where tid in (?)',
+        values: [tids],
+        timeout: 2000,
+      })
       .then(([found]) => found)
       .catch(() => undefined);
     if (!rows) return tids.length;
