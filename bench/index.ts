@@ -1,5 +1,6 @@
 // `npm run bench [suite…]`: runs every suite (or the named ones) and prints Markdown results.
 // Ratios compare numbers measured in the same run, never against numbers from another machine.
+import { beginSuite, startWatch, stopWatch, waitForQuiet } from './machine-watch.js';
 import type { BenchSuite } from './suite.js';
 
 const suites: Record<string, () => Promise<{ default: BenchSuite }>> = {
@@ -16,9 +17,16 @@ for (const name of wanted) {
     process.exit(2);
   }
 }
-for (const [name, load] of Object.entries(suites)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
-  const suite = (await load()).default;
-  console.error(`running ${suite.name}…`);
-  console.log(`${await suite.run()}\n`);
+// A busy machine judges nothing: wait for a quiet start, then watch other work while suites run.
+startWatch(await waitForQuiet());
+try {
+  for (const [name, load] of Object.entries(suites)) {
+    if (wanted.length > 0 && !wanted.includes(name)) continue;
+    const suite = (await load()).default;
+    console.error(`running ${suite.name}…`);
+    beginSuite();
+    console.log(`${await suite.run()}\n`);
+  }
+} finally {
+  await stopWatch();
 }

@@ -1,3 +1,6 @@
+import type { LoadVerdict } from './machine-load.js';
+import { machineVerdict } from './machine-watch.js';
+
 /** One benchmark suite: measures its candidates and its baselines in the same run. */
 export interface BenchSuite {
   readonly name: string;
@@ -29,11 +32,22 @@ export interface TargetCheck {
   readonly met: boolean | undefined;
 }
 
-/** The targets as a Markdown table with a verdict per row: the run judges itself. */
-export function targetTable(checks: readonly TargetCheck[]): string {
-  const verdict = (met: boolean | undefined) => (met === undefined ? 'not measured' : met ? 'met' : '**not met**');
+/**
+ * The targets as a Markdown table with a verdict per row: the run judges itself, unless the machine
+ * was busy (docs/benchmarks.md, "When a run judges its targets"): then every measured row says "not judged" and
+ * the line below says what was measured of the machine, as it also does when the run judges.
+ */
+export function targetTable(checks: readonly TargetCheck[], machine: LoadVerdict = machineVerdict()): string {
+  const verdict = (met: boolean | undefined) =>
+    met === undefined
+      ? 'not measured'
+      : machine.busy
+        ? `not judged (busy: ${machine.busy})`
+        : met
+          ? 'met'
+          : '**not met**';
   const rows = checks.map(({ target, measured, met }) => [target, measured, verdict(met)]);
-  return `#### Targets\n\n${markdownTable(['target', 'measured', ''], rows)}`;
+  return `#### Targets\n\n${markdownTable(['target', 'measured', ''], rows)}\n\n${machine.summary}`;
 }
 
 /** The smallest, middle and largest of some samples. */
