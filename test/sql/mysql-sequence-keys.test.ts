@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import mysql, { type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
+import { eventually } from '../support/eventually.js';
 import { createScratchGalera, galeraMissing, type ScratchGalera } from '../support/scratch-galera.js';
 import { createScratchMariadb, mariadbMissing, type ScratchMariadb } from '../support/scratch-mariadb.js';
 import { selectedTargets } from '../support/targets.js';
@@ -102,9 +103,20 @@ describeTargets(
         // While an ALTER waits, a plain insert through the DEFAULT waits behind it.
         const third = await mysql.createConnection({ uri: String(db().url), ...options });
         try {
-          await third.query('set session lock_wait_timeout = 3');
+          await third.query('set session lock_wait_timeout = 5');
+          const alterer = (await one(third, 'select connection_id() as id')).id;
           const altering = errno(third.query('alter sequence m_s maxvalue 100000000'));
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          await eventually(
+            async () => {
+              const [rows] = await root.query<RowDataPacket[]>(
+                "select 1 from information_schema.processlist where id = ? and state like 'Waiting for%metadata lock'",
+                [alterer],
+              );
+              return rows.length > 0;
+            },
+            4_000,
+            'the ALTER to wait for the metadata lock',
+          );
           const queued = Date.now();
           await root.query('set session lock_wait_timeout = 10');
           await root.query('insert into m_t (v) values (2)');
