@@ -2,7 +2,7 @@
 // trigger against AUTO_INCREMENT and app-assigned ids. 8 clients; each round runs every candidate
 // once, in an order rotated by one per round, and a candidate's ratio is taken to its baseline of
 // the same round: other load on the machine moves whole rounds, less so the ratios within one.
-import { install, mysql2Executor, mysqlState, sheafTriggerSql } from '@sheaf/core';
+import { install, mysql2Executor, mysqlState, presets, sheafTriggerSql } from '@sheaf/core';
 import mysql from 'mysql2/promise';
 import { type BenchSuite, markdownTable, rate, type TargetCheck, targetTable } from './suite.js';
 
@@ -90,6 +90,16 @@ function insertCandidates(rows: number): Candidate[] {
       name: `sheaf trigger, ${rows}-row INSERT`,
       statement: () => [`insert into b_sheaf (v) values ${values(rows, () => '(1)')}`, rows],
     },
+    // Keys without a trigger that sheaf does not ship (docs/sql/mysql.md, Keys without a trigger):
+    // what such a key costs, beside the trigger's cost.
+    {
+      name: `DEFAULT NEXTVAL(s) (not sheaf), ${rows}-row INSERT`,
+      statement: () => [`insert into b_seq (v) values ${values(rows, () => '(1)')}`, rows],
+    },
+    {
+      name: `DEFAULT NEXTVAL(s) mapped to the layout (not sheaf), ${rows}-row INSERT`,
+      statement: () => [`insert into b_seq_layout (v) values ${values(rows, () => '(1)')}`, rows],
+    },
     {
       name: `app-assigned ids, ${rows}-row INSERT`,
       statement: () => [`insert into b_app (id, v) values ${values(rows, () => `(${appId()}, 1)`)}`, rows],
@@ -131,6 +141,18 @@ const suite: BenchSuite = {
         );
       }
       await pool.query('create table b_app (id bigint not null primary key, v int) engine = innodb');
+      // The sheaf layout's fields from a plain counter n = tick · 2^10 + q: n + (n >> 10) · (4095 << 10)
+      // + (shard << 10), n read once through an invisible column; the counter starts at the clock.
+      const tick = BigInt(Date.now() - presets.sheaf.epoch) << 10n;
+      for (const sequence of ['b_seq_s', 'b_seq_layout_s']) {
+        await pool.query(`create sequence ${sequence} start with ${tick} cache 1000`);
+      }
+      await pool.query(
+        'create table b_seq (id bigint not null primary key default nextval(b_seq_s), v int) engine = innodb',
+      );
+      await pool.query(
+        `create table b_seq_layout (n bigint invisible default nextval(b_seq_layout_s), id bigint not null primary key default (n + (n >> 10) * ${4095 << 10} + ${1 << 10}), v int) engine = innodb`,
+      );
       await pool.query(sheafTriggerSql('b_sheaf', 'id').create);
       const [[server]] = await pool.query<mysql.RowDataPacket[]>('select version() as v');
 
