@@ -93,7 +93,11 @@ export async function stopWatch(): Promise<void> {
   if (!watch) return;
   watch.port.postMessage('stop');
   const exited = new Promise((resolve) => watch?.worker.once('exit', resolve));
-  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+  // Not unref'd: the worker and its port are, so this timer keeps the process alive until one settles
+  // (an unref'd one let the top-level await end unsettled, exit code 13).
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 3000)))]);
+  clearTimeout(timer);
   await watch.worker.terminate();
   watch = undefined;
 }

@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include <sched.h>
+
 #include "access/xact.h"
 #include "commands/sequence.h"
 #include "common/cryptohash.h"
@@ -34,6 +36,9 @@
 
 /* As long as the PL/pgSQL version waits for the lock before it fails with SH014. */
 #define LOCK_WAIT_MS 2000
+
+/* Tries of the lock and the fast path that only yield the processor, before pauses begin. */
+#define YIELDS_BEFORE_SLEEP 50
 
 /* A sequence's last value as pg_sequence_last_value() reads it: false when it was never called. */
 static bool
@@ -277,12 +282,16 @@ open_block_locked(const SheafSettings *s, LOCKTAG *tag, int64 epoch, int64 *id)
 /*
  * Takes the lock as the PL/pgSQL version does: the key of the epoch read, then the epoch read again.
  * It never queues behind a key: it tries, tries the fast path again (the holder's block may be
- * published), and tries again after a short pause, so it never waits behind a stale key's taker.
+ * published), and tries again, so it never waits behind a stale key's taker. A holder opens its
+ * block within microseconds: the first tries only yield the processor (to the holder, when it is
+ * the one waiting for it); a sleep, however short, lasts the kernel's timer slack (50 µs), which
+ * each session crossing a millisecond would lose.
  */
 static Opened
 lock_and_open(const SheafSettings *s, int64 *id)
 {
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), LOCK_WAIT_MS);
+	int			tries = 0;
 	long		pause_us = 10;
 
 	for (;;)
@@ -303,8 +312,13 @@ lock_and_open(const SheafSettings *s, int64 *id)
 			return PUBLISHED;
 		if (GetCurrentTimestamp() >= deadline)
 			fail_busy(key);
-		pg_usleep(pause_us);
-		pause_us = Min(pause_us * 2, 1000);
+		if (++tries <= YIELDS_BEFORE_SLEEP)
+			sched_yield();
+		else
+		{
+			pg_usleep(pause_us);
+			pause_us = Min(pause_us * 2, 1000);
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
 }
