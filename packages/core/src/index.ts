@@ -35,10 +35,11 @@ export {
 } from './generators/tickets/client.js';
 export { type TicketOverlap, type TicketSeries, ticketOverlap } from './generators/tickets/overlap.js';
 export type { TicketSource } from './generators/tickets/source.js';
-export { auditGrants, type GrantFinding } from './grants/audit.js';
+export { auditGrants } from './grants/audit.js';
+export type { GrantFinding, OwnershipFinding } from './grants/findings.js';
 export { type GrantOptions, type GrantResult, grant } from './grants/grant.js';
 export { type MysqlAccount, mysqlAccount, mysqlAppGrants } from './grants/mysql.js';
-export { auditOwnership, type OwnershipFinding } from './grants/ownership.js';
+export { auditOwnership } from './grants/ownership.js';
 export { type DecodedId, decodeId, encodeId, type IdParts, idCeiling, idFloor } from './id.js';
 export {
   type InstallOptions,
