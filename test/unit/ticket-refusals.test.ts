@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inSeries, refusalOf } from '../../packages/core/src/generators/ticket-refusals.js';
+import { inSeries, refusalOf } from '../../packages/core/src/generators/tickets/refusals.js';
 
 const server = (index: number, step: number, offset: number) => ({
   index,

@@ -11,34 +11,35 @@ export { type PGliteLike, pgliteExecutor } from './executors/pglite.js';
 export {
   BatchedDbIds,
   type BatchedDbIdsOptions,
-} from './generators/batched-db-ids.js';
-export { type ClassicTicketsOptions, classicTickets } from './generators/classic-tickets.js';
-export { type Clock, systemClock } from './generators/clock.js';
-export type { IdKind, IdOf } from './generators/id-kind.js';
-export { type LeafAllocOptions, type LeafAllocSource, leafAllocSource } from './generators/leaf-alloc-source.js';
-export type { RetryOptions } from './generators/options.js';
+} from './generators/batched/db-ids.js';
+export { type LeafAllocOptions, type LeafAllocSource, leafAllocSource } from './generators/leaf/source.js';
 export {
   SegmentGenerator,
   type SegmentGeneratorOptions,
   type SegmentStats,
-} from './generators/segment-generator.js';
-export type { SegmentDatabaseStatus } from './generators/segment-source.js';
+} from './generators/segments/generator.js';
+export type { SegmentDatabaseStatus } from './generators/segments/source.js';
+export { type Clock, systemClock } from './generators/shared/clock.js';
+export type { IdKind, IdOf } from './generators/shared/id-kind.js';
+export type { RetryOptions } from './generators/shared/options.js';
 export {
   SnowflakeGenerator,
   type SnowflakeGeneratorOptions,
   type SnowflakeStats,
-} from './generators/snowflake-generator.js';
+} from './generators/snowflake/generator.js';
+export { type ClassicTicketsOptions, classicTickets } from './generators/tickets/classic/tickets.js';
 export {
   TicketClient,
   type TicketClientOptions,
   type TicketServerStatus,
-} from './generators/ticket-client.js';
-export { type TicketOverlap, type TicketSeries, ticketOverlap } from './generators/ticket-overlap.js';
-export type { TicketSource } from './generators/ticket-source.js';
-export { auditGrants, type GrantFinding } from './grants/audit.js';
+} from './generators/tickets/client.js';
+export { type TicketOverlap, type TicketSeries, ticketOverlap } from './generators/tickets/overlap.js';
+export type { TicketSource } from './generators/tickets/source.js';
+export { auditGrants } from './grants/audit.js';
+export type { GrantFinding, OwnershipFinding } from './grants/findings.js';
 export { type GrantOptions, type GrantResult, grant } from './grants/grant.js';
 export { type MysqlAccount, mysqlAccount, mysqlAppGrants } from './grants/mysql.js';
-export { auditOwnership, type OwnershipFinding } from './grants/ownership.js';
+export { auditOwnership } from './grants/ownership.js';
 export { type DecodedId, decodeId, encodeId, type IdParts, idCeiling, idFloor } from './id.js';
 export {
   type InstallOptions,

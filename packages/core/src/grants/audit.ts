@@ -2,21 +2,9 @@ import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type Database, executorOf } from '../executors/executor-of.js';
+import type { GrantFinding } from './findings.js';
 import { auditMysqlGrants } from './mysql-audit.js';
 import { postgresAppFunctions, postgresAppObjectPrivileges, postgresNativeFunctions } from './postgres.js';
-
-/**
- * A privilege on one of sheaf's objects that goes beyond what {@link grant} gives an application:
- * held by PUBLIC, or by a role that neither owns sheaf nor is a member of its owner.
- *
- * @example
- * const finding: GrantFinding = { grantee: 'app', privilege: 'usage', object: 'sequence sheaf.block' };
- */
-export interface GrantFinding {
-  readonly grantee: string;
-  readonly privilege: string;
-  readonly object: string;
-}
 
 // Every privilege on schema sheaf, its relations and its functions (functions without an ACL carry
 // PostgreSQL's default, EXECUTE for PUBLIC); $1 the application's functions, $2 its other privileges.

@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../executor.js';
 import { mysqlOwner } from '../install/mysql-forwards.js';
 import { mysqlStateOf } from '../install/mysql-state.js';
-import type { GrantFinding } from './audit.js';
+import type { GrantFinding } from './findings.js';
 import { mysqlAppRoutineNames } from './mysql.js';
 
 type Row = Record<string, unknown>;

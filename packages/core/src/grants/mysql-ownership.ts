@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../executor.js';
 import { mysqlFiles } from '../install/files.generated.js';
 import { type ForwardDrift, mysqlForwardDrift, mysqlForwardsOf, mysqlOwner } from '../install/mysql-forwards.js';
 import { type MysqlState, mysqlStateOf } from '../install/mysql-state.js';
-import type { OwnershipFinding } from './ownership.js';
+import type { OwnershipFinding } from './findings.js';
 
 /**
  * The forwards of the application's database (SQL version 12 on) that are not sheaf's owner's as

@@ -2,26 +2,8 @@ import type { DialectName } from '../dialects/dialect.js';
 import { SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
 import { type Database, executorOf } from '../executors/executor-of.js';
+import type { OwnershipFinding } from './findings.js';
 import { auditMysqlForwards } from './mysql-ownership.js';
-
-/**
- * One of sheaf's objects owned by another role than sheaf's owner (docs/security.md, Ownership):
- * its owner could rewrite the settings or sequences, drop the generator or revoke other roles' rights.
- *
- * @example
- * const finding: OwnershipFinding = { object: 'table sheaf.settings', owner: 'app', expected: 'postgres' };
- */
-export interface OwnershipFinding {
-  readonly object: string;
-  readonly owner: string;
-  /**
-   * Sheaf's owner: the owner of schema sheaf (for an install, the installing role); on MySQL/MariaDB
-   * the definer of sheaf's routines in `sheaf_<app>`.
-   */
-  readonly expected: string;
-  /** MySQL/MariaDB: what is wrong with a forward of the application's database ("is defined by app@%"). */
-  readonly problem?: string;
-}
 
 // Schema sheaf, the extension sheaf_native and everything in the schema that has an owner. $1 true:
 // the installing role (current_user) is the expected owner; false: the owner of schema sheaf.

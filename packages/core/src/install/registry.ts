@@ -1,6 +1,6 @@
 import { isSheafError, SheafError } from '../errors.js';
 import type { SqlExecutor } from '../executor.js';
-import { type DialectSql, sqlFor } from '../generators/dialect-sql.js';
+import { type DialectSql, sqlFor } from '../generators/shared/dialect-sql.js';
 import type { Layout } from '../layout.js';
 import { inState } from './mysql-state.js';
 
