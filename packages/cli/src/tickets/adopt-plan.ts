@@ -1,8 +1,10 @@
 import { SheafError } from '@sheaf/core';
 import { describeTarget, type Target, withConnection } from '../connection.js';
 import { adoptOn, readSheafTicket, type SheafTicket } from './adopt-sql.js';
-import { type ClassicReading, type ClassicTable, highestOf, readClassic } from './classic-reading.js';
+import { highestOf } from './classic-bigints.js';
+import { readClassic } from './classic-reading.js';
 import { checkSeries, type Series } from './classic-series.js';
+import type { ClassicReading, ClassicTable } from './classic-types.js';
 
 /** One classic server and the sheaf server that takes its series over. */
 export interface AdoptPair {

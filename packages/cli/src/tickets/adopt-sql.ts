@@ -1,5 +1,5 @@
 import { type DialectName, inState, SheafError, type SqlExecutor } from '@sheaf/core';
-import { bigintOf } from './classic-reading.js';
+import { bigintOf } from './classic-bigints.js';
 
 interface AdoptSql {
   /** One row: whether the database has the adopting routine (the adopt_ticket SQL file). */

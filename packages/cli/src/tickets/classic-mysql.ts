@@ -1,5 +1,6 @@
 import { SheafError, type SqlExecutor } from '@sheaf/core';
-import { bigintOf, type ClassicReading, type ClassicTable, highestOf } from './classic-reading.js';
+import { bigintOf, highestOf } from './classic-bigints.js';
+import type { ClassicReading, ClassicTable } from './classic-types.js';
 
 /** The table's engine and counter, whether the column takes AUTO_INCREMENT values, and the server's series. */
 const shapeSql = `select t.table_name as table_name, t.engine as engine, cast(t.auto_increment as char) as auto_increment,

@@ -1,5 +1,6 @@
 import { SheafError, type SqlExecutor } from '@sheaf/core';
-import { bigintOf, type ClassicReading, type ClassicTable, type HandedOut, highestOf } from './classic-reading.js';
+import { bigintOf, highestOf } from './classic-bigints.js';
+import type { ClassicReading, ClassicTable, HandedOut } from './classic-types.js';
 
 /**
  * The table, whether it has the column, the sequence the column takes its values from (serial,

@@ -1,5 +1,5 @@
 import { SheafError } from '@sheaf/core';
-import type { ClassicReading } from './classic-reading.js';
+import type { ClassicReading } from './classic-types.js';
 
 /** A ticket series: `offset, offset + step, offset + 2·step, …`. */
 export interface Series {
