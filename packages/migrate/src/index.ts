@@ -1,4 +1,5 @@
-export { type ApplyOptions, type ApplyResult, applyMigration, touchedTables } from './apply/apply.js';
+export { type ApplyOptions, applyMigration, touchedTables } from './apply/apply.js';
+export type { ApplyResult } from './apply/apply-result.js';
 export type { StepBoundary } from './apply/boundaries.js';
 export { type AbortResult, abortMigration } from './apply/journal-abort.js';
 export { resumeMigration } from './apply/journal-run.js';

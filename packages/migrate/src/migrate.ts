@@ -1,7 +1,5 @@
-import { type Database, executorOf, type SqlExecutor } from '@sheaf/core';
-import type { Fingerprinter } from './apply/apply.js';
-import { fingerprintMysql } from './apply/fingerprint-mysql.js';
-import { fingerprintPostgres } from './apply/fingerprint-postgres.js';
+import { type Database, executorOf } from '@sheaf/core';
+import { fingerprinterOf } from './apply/fingerprinter.js';
 import { inspectMysql } from './inspect/inspect-mysql.js';
 import { inspectPostgres } from './inspect/inspect-postgres.js';
 import type { Inspection, Migration, PlanOptions, QualifiedName, TableFingerprint, TableSelection } from './model.js';
@@ -9,8 +7,8 @@ import { renderMysql } from './plan/render-mysql.js';
 import { renderPostgres } from './plan/render-postgres.js';
 
 const dialects = {
-  postgres: { inspect: inspectPostgres, render: renderPostgres, fingerprint: fingerprintPostgres },
-  mysql: { inspect: inspectMysql, render: renderMysql, fingerprint: fingerprintMysql },
+  postgres: { inspect: inspectPostgres, render: renderPostgres },
+  mysql: { inspect: inspectMysql, render: renderMysql },
 } as const;
 
 /**
@@ -48,9 +46,4 @@ export function plan(inspection: Inspection, options: PlanOptions = {}): Migrati
 export function fingerprint(db: Database, tables: readonly QualifiedName[]): Promise<TableFingerprint[]> {
   const executor = executorOf(db, 'fingerprint');
   return fingerprinterOf(executor)(executor, tables);
-}
-
-/** The fingerprint function of an executor's dialect. */
-export function fingerprinterOf(executor: SqlExecutor): Fingerprinter {
-  return dialects[executor.dialect.name].fingerprint;
 }

@@ -1,14 +1,12 @@
 import { type Database, executorOf, type SqlExecutor } from '@sheaf/core';
-import type { Inspection, Migration, QualifiedName, TableFingerprint, TableSelection } from '../model.js';
+import type { Inspection, Migration, QualifiedName, TableSelection } from '../model.js';
 import { byName, nameKey, qualify } from '../names.js';
 import { oneLine } from '../one-line.js';
+import type { ApplyResult } from './apply-result.js';
 import { stopIfInterrupted } from './boundaries.js';
 import { runJournaled } from './journal-run.js';
 import { type RunOptions, type Settled, settle } from './run-options.js';
 import { verify } from './verify.js';
-
-/** Row count and checksum of each table: `fingerprintPostgres`, `fingerprintMysql`. */
-export type Fingerprinter = (executor: SqlExecutor, tables: readonly QualifiedName[]) => Promise<TableFingerprint[]>;
 
 /** How to apply: which tables to verify (`touchedTables(inspection)`), progress, and where to stop. */
 export interface ApplyOptions extends RunOptions {
@@ -19,16 +17,6 @@ export interface ApplyOptions extends RunOptions {
 
 interface SettledApply extends Settled {
   readonly tables: readonly QualifiedName[];
-}
-
-/** The fingerprints before and after: equal, or applyMigration would have thrown. */
-export interface ApplyResult {
-  readonly before: readonly TableFingerprint[];
-  readonly after: readonly TableFingerprint[];
-  /** MySQL/MariaDB: the journal record's id in `sheaf_<app>.sheaf_migrations`. */
-  readonly migration?: number;
-  /** MySQL/MariaDB: steps an earlier, interrupted run had finished (0 for a fresh start). */
-  readonly resumedAt?: number;
 }
 
 /** Every table the migration changes: migrated keys and referencing columns alike, sorted. */

@@ -1,7 +1,7 @@
 import { type Database, executorOf, SheafError, type SqlExecutor } from '@sheaf/core';
 import type { Migration, QualifiedName, TableFingerprint, TableSelection } from '../model.js';
 import { oneLine } from '../one-line.js';
-import type { ApplyResult } from './apply.js';
+import type { ApplyResult } from './apply-result.js';
 import { stopIfInterrupted } from './boundaries.js';
 import {
   ensureJournal,

@@ -1,7 +1,6 @@
 import type { SqlExecutor } from '@sheaf/core';
-import { fingerprinterOf } from '../migrate.js';
-import type { Fingerprinter } from './apply.js';
 import type { StepBoundary } from './boundaries.js';
+import { type Fingerprinter, fingerprinterOf } from './fingerprinter.js';
 
 /** How a migration runs, resumes or is aborted: checks, progress, and where it may be stopped. */
 export interface RunOptions {
