@@ -70,10 +70,14 @@ export async function createScratchGalera(size = 3, serverOptions: readonly stri
     const name = `node${index + 1}`;
     const home = join(dir, name);
     const data = join(home, 'data');
+    // Its own: at start-up mariadbd deletes every #sql* file in its tmpdir, and in the shared /tmp
+    // those are the shared server's internal temporary tables, in use.
+    const temp = join(home, 'tmp');
     let server: ChildProcess | undefined;
     const options = (bootstrap: boolean) => [
       '--no-defaults',
       `--datadir=${data}`,
+      `--tmpdir=${temp}`,
       `--socket=${join(home, 'mariadb.sock')}`,
       `--port=${port.sql}`,
       '--bind-address=127.0.0.1',
@@ -131,12 +135,17 @@ export async function createScratchGalera(size = 3, serverOptions: readonly stri
       port: port.sql,
       init() {
         mkdirSync(home);
-        if (owner) chownSync(home, owner.uid, owner.gid);
+        mkdirSync(temp);
+        if (owner) {
+          chownSync(home, owner.uid, owner.gid);
+          chownSync(temp, owner.uid, owner.gid);
+        }
         execFileSync(
           which('mariadb-install-db')!,
           [
             '--no-defaults',
             `--datadir=${data}`,
+            `--tmpdir=${temp}`,
             '--auth-root-authentication-method=normal',
             '--skip-test-db',
             '--skip-name-resolve',

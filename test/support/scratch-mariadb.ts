@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
@@ -49,17 +49,23 @@ export async function createScratchMariadb(serverOptions: readonly string[] = []
   const socket = join(dir, 'mariadb.sock');
   const port = await freePort();
   const user = root ? ['--user=mysql'] : [];
+  // A temporary directory of its own: at start-up mariadbd deletes every #sql* file in its tmpdir,
+  // and in the shared /tmp those are the shared server's internal temporary tables, in use.
+  const temp = join(dir, 'tmp');
+  mkdirSync(temp);
   if (root) {
     chmodSync(dir, 0o755);
     const uid = Number(execFileSync('id', ['-u', 'mysql']).toString());
     const gid = Number(execFileSync('id', ['-g', 'mysql']).toString());
     chownSync(dir, uid, gid);
+    chownSync(temp, uid, gid);
   }
   execFileSync(
     which('mariadb-install-db')!,
     [
       '--no-defaults',
       `--datadir=${data}`,
+      `--tmpdir=${temp}`,
       '--auth-root-authentication-method=normal',
       '--skip-test-db',
       '--skip-name-resolve',
@@ -70,6 +76,7 @@ export async function createScratchMariadb(serverOptions: readonly string[] = []
   const options = [
     '--no-defaults',
     `--datadir=${data}`,
+    `--tmpdir=${temp}`,
     `--socket=${socket}`,
     `--port=${port}`,
     '--bind-address=127.0.0.1',
