@@ -211,20 +211,24 @@ describeTargets(
         if (!isSheafError(error) || error.code !== 'SHARD_TAKEN') throw error;
       };
       // Two admins: one adds logical shards, the other moves the configured shard (releasing the old one).
-      const claimer = (mine: (value: number) => boolean, move: boolean) => async () => {
+      // Connected and with their statements resolved before the race, so they start with the leasers:
+      // starting late, they found every value leased (a race with nothing left to race for).
+      const claimer = async (mine: (value: number) => boolean, move: boolean) => {
         const admin = await db().connect();
-        try {
-          // Resolved before the race, which the look-up would slow.
-          const claim = await stateSql(
-            admin.executor,
-            move ? `call {state}.sheaf_configure(?, ${configureArgs})` : 'call {state}.sheaf_add_shard(?)',
-          );
-          for (const value of values.filter(mine)) {
-            await admin.executor.query(claim, [value]).then(() => (move ? configured : added).push(value), refusedOnly);
-          }
-        } finally {
-          await admin.close();
-        }
+        const claim = await stateSql(
+          admin.executor,
+          move ? `call {state}.sheaf_configure(?, ${configureArgs})` : 'call {state}.sheaf_add_shard(?)',
+        );
+        return {
+          async run() {
+            for (const value of values.filter(mine)) {
+              await admin.executor
+                .query(claim, [value])
+                .then(() => (move ? configured : added).push(value), refusedOnly);
+            }
+          },
+          close: () => admin.close(),
+        };
       };
       // Half lease the lowest free id, half the very values being claimed, each from another start.
       const leaser = (session: SqlExecutor, i: number) => async () => {
@@ -236,11 +240,15 @@ describeTargets(
         }
         leases.push(...mine);
       };
-      await Promise.all([
-        claimer((value) => value % 4 === 1, false)(),
-        claimer((value) => value % 4 === 3, true)(),
-        ...sessions.map((session, i) => leaser(session, i)()),
-      ]);
+      const claimers = [
+        await claimer((value) => value % 4 === 1, false),
+        await claimer((value) => value % 4 === 3, true),
+      ];
+      try {
+        await Promise.all([...claimers.map((c) => c.run()), ...sessions.map((session, i) => leaser(session, i)())]);
+      } finally {
+        for (const c of claimers) await c.close();
+      }
       const leased = leases.map((lease) => lease.worker_id);
       expect(new Set(leased).size).toBe(leases.length);
       const rows = await queryState<{ worker_id: number; kind: string; lease_token: string | null }>(
