@@ -159,8 +159,13 @@ describeGeneratorPaths(
       await pgClock.offset(victim!, 3_600_000);
       await victim!.query("select set_config('sheaf.test_pause_ms', '3000', false)");
       await victim!.query("set statement_timeout = '300ms'");
+      const epoch = async () =>
+        Number((await other!.query<{ e: string }>("select pg_sequence_last_value('sheaf.lock_epoch') as e"))[0]?.e);
+      const before = await epoch();
       const error = await victim!.query('select sheaf.next_id()').catch((caught: unknown) => caught);
       expect((error as { code?: string }).code).toBe('57014');
+      // The key it held was seen in pg_locks: the epoch moved before it was freed, so it is stale.
+      expect(await epoch()).toBeGreaterThan(before);
       await victim!.query("select set_config('sheaf.test_pause_ms', '', false)");
       await victim!.query('set statement_timeout = 0');
       await pgClock.reset(victim!);
