@@ -30,6 +30,7 @@
 #include "utils/timestamp.h"
 
 #include "block.h"
+#include "counter.h"
 #include "clock.h"
 
 #define SHEAF_ERROR(code) MAKE_SQLSTATE('S', 'H', '0', code[0], code[1])
@@ -109,7 +110,7 @@ try_published(const SheafSettings *s, int64 *id)
 	int64		u;
 	bool		has_u = last_value(s->block, &u);
 
-	*id = nextval_internal(s->counter, true);
+	*id = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	return fresh(s, *id, has_u, u);
 }
 
@@ -214,7 +215,7 @@ open_block(const SheafSettings *s, int64 *id)
 
 	test_pause(s);
 	has_u = last_value(s->block, &u);
-	t = nextval_internal(s->counter, true);
+	t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	now_tick = sheaf_clock_tick(s);
 	if (has_u && t <= u && (t >> s->time_shift) >= now_tick && (t & s->shard_mask) == s->shard_field)
 	{

@@ -23,6 +23,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "counter.h"
 #include "settings.h"
 
 static SheafSettings cached;
@@ -246,6 +247,8 @@ load(void)
 	/* As sheaf._bake() renders it: a batch of 1,000,000 ids fits. */
 	s.max_lead_ms = Max(2000, 2 * ((1000000 + s.seq_mask) >> s.sequence_bits));
 	s.block_seen = PG_INT64_MIN;
+	/* One block's values: a record per block, as the slow path writes the block itself. */
+	s.counter_log_ahead = sheaf_counter_plain(s.counter) ? Max(32, s.seq_mask + 1) : 0;
 
 	cached = s;
 }

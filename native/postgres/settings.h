@@ -20,6 +20,8 @@ typedef struct SheafSettings
 {
 	Oid			owner;			/* owner of schema sheaf, as whom the slow path runs */
 	Oid			counter;		/* sheaf.counter: the next id of the open block */
+	int64		counter_log_ahead;	/* how far a WAL record logs it ahead (counter.c); 0:
+									 * nextval() takes its values */
 	Oid			block;			/* sheaf.live_block (sheaf.block before version 16): the
 								 * last id of the block opened last */
 	Oid			next_block;		/* sheaf._next_block(): the slow path in PL/pgSQL */

@@ -12,6 +12,7 @@
 #include "utils/fmgrprotos.h"
 
 #include "block.h"
+#include "counter.h"
 #include "clock.h"
 #include "settings.h"
 
@@ -29,6 +30,7 @@ void
 _PG_init(void)
 {
 	sheaf_settings_init();
+	sheaf_counter_init();
 }
 
 static inline bool
@@ -60,12 +62,12 @@ read_block(const SheafSettings *s)
 static int64
 next_id(SheafSettings *s)
 {
-	int64		t = nextval_internal(s->counter, true);
+	int64		t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 
 	if (fresh(s, t, s->block_seen, sheaf_clock_tick(s)))
 		return t;
 	s->block_seen = read_block(s);
-	t = nextval_internal(s->counter, true);
+	t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	if (fresh(s, t, s->block_seen, sheaf_clock_tick(s)))
 		return t;
 	t = sheaf_next_block(s);
