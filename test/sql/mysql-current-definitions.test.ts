@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { install, sqlVersion, uninstall } from '@sheaf/core';
+import { install, mysqlState, sqlVersion, uninstall } from '@sheaf/core';
 import { beforeAll, expect, it } from 'vitest';
 import { mysqlPlaceholders } from '../../packages/core/src/install/mysql.js';
 import { statementsOf } from '../../packages/core/src/install/sql-file.js';
 import { describeTargets } from '../support/database.js';
+import { failingAt } from '../support/failing-executor.js';
 import { suiteAccounts } from '../support/mysql-accounts.js';
 
 const sqlDir = new URL('../../sql/mysql/', import.meta.url);
@@ -47,10 +48,7 @@ const stamped = /_\d{4}$/;
 describeTargets(
   'MySQL: every routine and table has one current definition, and upgrades equal a fresh install',
   (db) => {
-    const names = () => {
-      const app = new URL(String(db().url)).pathname.slice(1);
-      return { app, state: `sheaf_${app}` };
-    };
+    const names = () => mysqlState(new URL(String(db().url)).pathname.slice(1));
     const where = (schema: string) => (schema === names().app ? 'app' : 'state');
     const query = <T extends Record<string, unknown>>(sql: string, params?: readonly unknown[]) =>
       db().executor.query<T>(sql, params);
@@ -191,6 +189,25 @@ describeTargets(
         expect(await catalog(), `from ${from}`).toEqual(fresh);
       }
     }, 120_000);
+
+    // Each stamped helper lives only while its file runs: an upgrade that stopped in it (its checks
+    // refused the database, or the connection was lost) leaves it, unrecorded, and the next install
+    // drops it before running the file again (install/leftovers.ts), then once more at its end.
+    it('a stamped helper left by an upgrade stopped in its file is gone after the next install', async () => {
+      for (const [from, at] of [
+        [5, /^call sheaf__id_space_0006\(/m],
+        [7, /^call sheaf__segment_classes_0008\(/m],
+        [8, /^call sheaf__adopt_ticket_0009\(/m],
+        [11, /^call `[^`]+`\.sheaf__move_0012\(/m],
+      ] as const) {
+        await uninstall(db().executor, { force: true });
+        await install(db().executor, { upTo: from });
+        await expect(install(failingAt(db().executor, at, 'before'))).rejects.toThrow(/injected failure/);
+        expect(await stampedRoutines(), String(at)).toHaveLength(1);
+        await install(db().executor);
+        expect(await stampedRoutines(), String(at)).toEqual([]);
+      }
+    });
   },
   { only: ['mariadb'] },
 );
