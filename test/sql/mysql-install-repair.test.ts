@@ -2,25 +2,9 @@ import { decodeId, install, presets, type SqlExecutor, sqlVersion, uninstall } f
 import { expect, it } from 'vitest';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { failingAt } from '../support/failing-executor.js';
 import { nextIds } from '../support/mysql-calls.js';
 import { queryState } from '../support/state-sql.js';
-
-/**
- * The real executor, except that the statement matching `at` fails: before the server sees it, or
- * after the server applied it (a connection lost before the answer came back).
- */
-function failingAt(executor: SqlExecutor, at: RegExp, when: 'before' | 'after'): SqlExecutor {
-  const wrap = (inner: SqlExecutor): SqlExecutor => ({
-    dialect: inner.dialect,
-    async query(sql, params) {
-      if (!at.test(sql)) return inner.query(sql, params);
-      if (when === 'after') await inner.query(sql, params);
-      throw new Error(`injected failure ${when} ${sql.slice(0, 40)}`);
-    },
-    session: (fn) => inner.session((session) => fn(wrap(session))),
-  });
-  return wrap(executor);
-}
 
 const versions = async (executor: SqlExecutor) =>
   (

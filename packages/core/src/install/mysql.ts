@@ -169,12 +169,8 @@ const template: DialectInstall = {
 export const mysqlInstall: DialectInstall = {
   ...template,
   bind: async (session) => {
-    const names = await mysqlStateOf(session);
-    const [row] = await session.query<{ moved: unknown }>(
-      `select count(*) as moved from information_schema.tables where table_schema = ? and table_name = 'sheaf_schema_versions'`,
-      [names.state],
-    );
-    return named(names, Number(row?.moved) > 0, await hasWsrep(session));
+    const { names, moved, wsrep } = await bindingOf(session);
+    return named(names, moved, wsrep);
   },
   named: (database, moved) => {
     if (database === undefined) {
@@ -203,7 +199,31 @@ async function hasWsrep(session: SqlExecutor): Promise<boolean> {
   }
 }
 
-function named(names: MysqlState, moved: boolean, wsrep: boolean): DialectInstall {
+/** Where the session's database keeps sheaf, and whether the server has Galera's variables. */
+async function bindingOf(session: SqlExecutor): Promise<{ names: MysqlState; moved: boolean; wsrep: boolean }> {
+  const names = await mysqlStateOf(session);
+  const [row] = await session.query<{ moved: unknown }>(
+    `select count(*) as moved from information_schema.tables where table_schema = ? and table_name = 'sheaf_schema_versions'`,
+    [names.state],
+  );
+  return { names, moved: Number(row?.moved) > 0, wsrep: await hasWsrep(session) };
+}
+
+/**
+ * `sql` (a statement of sheaf's MySQL files, numbered or under sql/mysql/routines) with its
+ * placeholders filled in as the installer fills them for the session's database: `{app}`,
+ * `{state}`, `{home}` and their `_text` forms, and Galera's variables on a server without them.
+ *
+ * @example
+ * const fill = await mysqlPlaceholders(session);
+ * await session.query(fill('call {state}.sheaf_configure(?, ?, ?, ?, ?, ?, ?)'), args);
+ */
+export async function mysqlPlaceholders(session: SqlExecutor): Promise<(sql: string) => string> {
+  const { names, moved, wsrep } = await bindingOf(session);
+  return filler(names, moved, wsrep);
+}
+
+function filler(names: MysqlState, moved: boolean, wsrep: boolean): (sql: string) => string {
   // As text, from the session's database rather than quoted literals, which sql_mode would read differently.
   const values: Record<string, string> = {
     '{home}': moved ? names.stateSql : names.appSql,
@@ -215,7 +235,11 @@ function named(names: MysqlState, moved: boolean, wsrep: boolean): DialectInstal
   };
   const galera = (sql: string) =>
     wsrep ? sql : sql.replace(/@@global\.wsrep_on/g, 'false').replace(/@@global\.wsrep_node_name/g, "''");
-  const fill = (sql: string) => galera(sql.replace(/\{(home|app|state)(_text)?\}/g, (token) => values[token] ?? token));
+  return (sql: string) => galera(sql.replace(/\{(home|app|state)(_text)?\}/g, (token) => values[token] ?? token));
+}
+
+function named(names: MysqlState, moved: boolean, wsrep: boolean): DialectInstall {
+  const fill = filler(names, moved, wsrep);
   const fillAll = (list: readonly string[]) => list.map(fill);
   return {
     ...mysqlInstall,
