@@ -155,7 +155,10 @@ describeGeneratorPaths(
       expect(fresh.sequences.length).toBeGreaterThanOrEqual(2);
       await uninstall(sql());
       for (let from = 1; from < latest; from++) {
-        const partial = await install(sql(), { upTo: from, ...(from >= postgresNativePath.from ? path.install(target) : {}) });
+        const partial = await install(sql(), {
+          upTo: from,
+          ...(from >= postgresNativePath.from ? path.install(target) : {}),
+        });
         expect(partial.version).toBe(from);
         const upgraded = await install(sql(), path.install(target));
         expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, i) => from + i + 1));
