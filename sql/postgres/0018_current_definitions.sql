@@ -2,7 +2,8 @@
 -- renders each routine that holds the layout's constants directly from its current template, where
 -- it was a chain of earlier versions (_bake_0003 ... _bake_0016, _bake_plpgsql), each calling the one
 -- before and patching what it had created, with _render_0008 and _render_0013 adding placeholders.
--- The chain is dropped; _render() fills every placeholder. What the routines do is unchanged: every
+-- The chain is dropped, and _next_id_entry() with it (_bake() chooses next_id()'s entry points
+-- itself); _render() fills every placeholder. What the routines do is unchanged: every
 -- routine _bake() creates is the same, character for character, as the chain created it.
 -- Written by scripts/sql-version.mjs from steps/0018_head.sql, routines/_render.sql,
 -- routines/_bake.sql and steps/0018_tail.sql.
