@@ -1,7 +1,9 @@
 import { defineLayout, install, uninstall } from '@sheaf/core';
 import { expect, it } from 'vitest';
+import { postgresNativePath } from '../../packages/core/src/install/native-path.js';
 import { describeTargets } from '../support/database.js';
 import { expectSheafRejection } from '../support/expect-sheaf-error.js';
+import { describeGeneratorPaths, expectGeneratorPath } from '../support/generator-paths.js';
 
 const fileCount = async (query: (sql: string) => Promise<{ n: unknown }[]>) =>
   Number((await query('select count(*) as n from sheaf.schema_versions'))[0]?.n);
@@ -10,44 +12,6 @@ describeTargets(
   'install on PostgreSQL',
   (db) => {
     const sql = () => db().executor;
-
-    // Two installs per earlier version: 18-30 s at 15 versions on a loaded 2-core machine.
-    it('upgrades from every earlier version to the same result as a fresh install', async () => {
-      const { version: latest } = await install(sql());
-      const catalog = async () => ({
-        functions: await sql().query(
-          `select p.oid::regprocedure::text as name, pg_get_functiondef(p.oid) as definition,
-             p.proacl::text as acl
-           from pg_proc p where p.pronamespace = 'sheaf'::regnamespace order by 1`,
-        ),
-        columns: await sql().query(
-          `select table_name, column_name, data_type, column_default, is_nullable
-           from information_schema.columns where table_schema = 'sheaf' order by 1, 2`,
-        ),
-        constraints: await sql().query(
-          `select conrelid::regclass::text as on_table, conname, pg_get_constraintdef(oid) as definition
-           from pg_constraint where connamespace = 'sheaf'::regnamespace order by 1, 2`,
-        ),
-        indexes: await sql().query("select indexname, indexdef from pg_indexes where schemaname = 'sheaf' order by 1"),
-        sequences: await sql().query(
-          `select sequencename, data_type::text, start_value::text, min_value::text, max_value::text,
-             increment_by::text, cycle, cache_size::text
-           from pg_sequences where schemaname = 'sheaf' order by 1`,
-        ),
-      });
-      const fresh = await catalog();
-      expect(fresh.functions.length).toBeGreaterThan(20);
-      expect(fresh.sequences.length).toBeGreaterThanOrEqual(2);
-      await uninstall(sql());
-      for (let from = 1; from < latest; from++) {
-        const partial = await install(sql(), { upTo: from });
-        expect(partial.version).toBe(from);
-        const upgraded = await install(sql());
-        expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, i) => from + i + 1));
-        expect(await catalog()).toEqual(fresh);
-        await uninstall(sql());
-      }
-    }, 180_000);
 
     it('creates sheaf._test_reset() in a test install only', async () => {
       const present = async () =>
@@ -150,4 +114,58 @@ describeTargets(
     });
   },
   { only: ['postgres'] },
+);
+
+describeGeneratorPaths(
+  'upgrade on PostgreSQL',
+  (db, target, path) => {
+    const sql = () => db().executor;
+
+    // Two installs per earlier version: 18-30 s at 15 versions on a loaded 2-core machine. An install
+    // that stops before the native path cannot choose it: the upgrade does.
+    it('upgrades from every earlier version to the same result as a fresh install', async () => {
+      const { version: latest } = await install(sql(), path.install(target));
+      await expectGeneratorPath(sql(), path);
+      const catalog = async () => ({
+        // By name and language too: a routine an upgrade leaves behind, or one left in another
+        // language, differs from the fresh install.
+        functions: await sql().query(
+          `select p.oid::regprocedure::text as name, l.lanname as language, pg_get_functiondef(p.oid) as definition,
+             p.proacl::text as acl
+           from pg_proc p join pg_language l on l.oid = p.prolang
+           where p.pronamespace = 'sheaf'::regnamespace order by 1`,
+        ),
+        columns: await sql().query(
+          `select table_name, column_name, data_type, column_default, is_nullable
+           from information_schema.columns where table_schema = 'sheaf' order by 1, 2`,
+        ),
+        constraints: await sql().query(
+          `select conrelid::regclass::text as on_table, conname, pg_get_constraintdef(oid) as definition
+           from pg_constraint where connamespace = 'sheaf'::regnamespace order by 1, 2`,
+        ),
+        indexes: await sql().query("select indexname, indexdef from pg_indexes where schemaname = 'sheaf' order by 1"),
+        sequences: await sql().query(
+          `select sequencename, data_type::text, start_value::text, min_value::text, max_value::text,
+             increment_by::text, cycle, cache_size::text
+           from pg_sequences where schemaname = 'sheaf' order by 1`,
+        ),
+      });
+      const fresh = await catalog();
+      expect(fresh.functions.length).toBeGreaterThan(20);
+      expect(fresh.sequences.length).toBeGreaterThanOrEqual(2);
+      await uninstall(sql());
+      for (let from = 1; from < latest; from++) {
+        const partial = await install(sql(), {
+          upTo: from,
+          ...(from >= postgresNativePath.from ? path.install(target) : {}),
+        });
+        expect(partial.version).toBe(from);
+        const upgraded = await install(sql(), path.install(target));
+        expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, i) => from + i + 1));
+        expect(await catalog()).toEqual(fresh);
+        await uninstall(sql());
+      }
+    }, 180_000);
+  },
+  { only: ['postgres', 'pglite'] },
 );
