@@ -21,13 +21,22 @@ export interface GaleraNode {
   /** `mysql://root@127.0.0.1:<port>/` */
   readonly url: string;
   readonly port: number;
-  /** SIGKILL; resolves once the process is gone. */
+  /** SIGKILL; resolves once the process is gone and every other running node has dropped it. */
   kill(): Promise<void>;
-  /** Starts it (again), joining the others, and waits until it is synced. */
+  /**
+   * Starts it again from its own data, joining the others, and waits until it is synced. It first
+   * recovers its last committed position, as mariadbd-safe does, so that a donor can send it the
+   * missed write sets (IST) instead of a copy of its whole data (SST).
+   */
   start(): Promise<void>;
+  /** Its error log's lines about state transfers, membership and wsrep state changes. */
+  wsrepLog(): string;
 }
 
 const provider = '/usr/lib/galera/libgalera_smm.so';
+/** Error-log lines that tell how a node left, joined and got its state. */
+const wsrepLine =
+  /WSREP_SST|SST|IST|[Dd]onor|JOINER|JOINED|SYNCED|DESYNCED|Recovered position|initial position|view\(view_id|suspect|inactive|evict|Quorum|flow control|\[ERROR\]|\[Warning\] WSREP/;
 const binaryDirs = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin'];
 
 function which(name: string): string | undefined {
@@ -73,6 +82,7 @@ export async function createScratchGalera(size = 3, serverOptions: readonly stri
     // Its own: at start-up mariadbd deletes every #sql* file in its tmpdir, and in the shared /tmp
     // those are the shared server's internal temporary tables, in use.
     const temp = join(home, 'tmp');
+    const errorLog = join(home, 'error.log');
     let server: ChildProcess | undefined;
     const options = (bootstrap: boolean) => [
       '--no-defaults',
@@ -82,7 +92,7 @@ export async function createScratchGalera(size = 3, serverOptions: readonly stri
       `--port=${port.sql}`,
       '--bind-address=127.0.0.1',
       `--pid-file=${join(home, 'mariadb.pid')}`,
-      `--log-error=${join(home, 'error.log')}`,
+      `--log-error=${errorLog}`,
       // Grant tables on (unlike the scratch single server): a routine's definer must exist on every
       // node that applies its CREATE. root@127.0.0.1 has an empty password after mariadb-install-db.
       '--skip-name-resolve',
@@ -116,7 +126,7 @@ export async function createScratchGalera(size = 3, serverOptions: readonly stri
           }
         } catch (error) {
           if (Date.now() > deadline || server?.exitCode !== null) {
-            const log = existsSync(join(home, 'error.log')) ? readFileSync(join(home, 'error.log'), 'utf8') : '';
+            const log = existsSync(errorLog) ? readFileSync(errorLog, 'utf8') : '';
             throw new Error(`Galera ${name} did not start: ${String(error)}\n${log.slice(-2000)}`);
           }
         }
@@ -124,12 +134,35 @@ export async function createScratchGalera(size = 3, serverOptions: readonly stri
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
-    const launch = async (bootstrap: boolean) => {
-      server = spawn(which('mariadbd')!, options(bootstrap), { stdio: 'ignore', detached: true });
+    const logText = () => (existsSync(errorLog) ? readFileSync(errorLog, 'utf8') : '');
+    // After a crash grastate.dat holds no position (seqno -1) and mariadbd does not ask InnoDB for
+    // one: without it the node joins as a blank one and gets a full SST, which blocks its donor.
+    const recoveredPosition = () => {
+      const before = logText().length;
+      execFileSync(
+        which('mariadbd')!,
+        [...options(false), '--wsrep-recover', `--pid-file=${join(home, 'recover.pid')}`],
+        {
+          stdio: 'ignore',
+          timeout: 120_000,
+        },
+      );
+      const position = /WSREP: Recovered position: ?(\S+)/.exec(logText().slice(before))?.[1];
+      if (position === undefined)
+        throw new Error(`Galera ${name}: mariadbd --wsrep-recover printed no position in ${errorLog}`);
+      return position;
+    };
+    const launch = async (bootstrap: boolean, extra: readonly string[] = []) => {
+      server = spawn(which('mariadbd')!, [...options(bootstrap), ...extra], { stdio: 'ignore', detached: true });
       server.unref();
       await synced(Date.now() + 90_000);
     };
-    const node: GaleraNode & { init(): void; launch(bootstrap: boolean): Promise<void>; stop(): void } = {
+    const node: GaleraNode & {
+      init(): void;
+      launch(bootstrap: boolean): Promise<void>;
+      running(): boolean;
+      stop(): void;
+    } = {
       name,
       url: `mysql://root@127.0.0.1:${port.sql}/`,
       port: port.sql,
@@ -155,20 +188,47 @@ export async function createScratchGalera(size = 3, serverOptions: readonly stri
         );
       },
       launch,
-      start: () => launch(false),
+      start: () => launch(false, [`--wsrep-start-position=${recoveredPosition()}`]),
+      running: () => server !== undefined && server.exitCode === null && server.signalCode === null,
       async kill() {
         const running = server;
-        if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
+        if (running === undefined || !node.running()) return;
         const exited = new Promise((resolve) => running.once('exit', resolve));
         running.kill('SIGKILL');
         await exited;
+        // The peers notice only after evs.suspect_timeout. A node started again before that joins in
+        // the middle of their membership change, which can take them through more view changes, even
+        // a non-primary one, while their commits wait.
+        await evicted(Date.now() + 60_000);
       },
+      wsrepLog: () =>
+        logText()
+          .split('\n')
+          .filter((line) => wsrepLine.test(line))
+          .join('\n'),
       stop() {
         server?.kill('SIGKILL');
       },
     };
     return node;
   });
+  // Resolves once each running node counts only the running nodes as members.
+  const evicted = async (deadline: number) => {
+    const running = nodes.filter((node) => node.running());
+    for (const node of running) {
+      for (;;) {
+        const connection = await mysql.createConnection({ host: '127.0.0.1', port: node.port, user: 'root' });
+        try {
+          const [rows] = await connection.query("show status like 'wsrep_cluster_size'");
+          if (Number((rows as { Value: string }[])[0]?.Value) === running.length) break;
+        } finally {
+          await connection.end();
+        }
+        if (Date.now() > deadline) throw new Error(`Galera ${node.name} still counts a killed node after 60 s`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  };
   try {
     // Each joiner's data is replaced by the first node's in the state transfer, but mariadbd needs
     // a data directory to start with.
