@@ -51,6 +51,29 @@ describeNative('the counter on the native path', (db) => {
     });
   });
 
+  it('logs the first value taken after a checkpoint, so a replay from it moves the counter past that value', async () => {
+    await db().executor.session(async (s) => {
+      await s.query('create extension if not exists pageinspect');
+      await pgClock.set(s, Date.now() + 5000);
+      // Values logged ahead are left: without the checkpoint's rule no record would follow.
+      for (let i = 0; i < 3; i++) await s.query('select sheaf.next_id()');
+      expect(Number((await counter(s)).log_cnt)).toBeGreaterThan(0);
+      const pageAfterRedo = async () => {
+        const [row] = await s.query<{ after: boolean }>(
+          `select (select lsn from page_header(get_raw_page('sheaf.counter', 0))) >
+             (select redo_lsn from pg_control_checkpoint()) as after`,
+        );
+        return row?.after;
+      };
+      await s.query('checkpoint');
+      expect(await pageAfterRedo()).toBe(false);
+      await s.query('select sheaf.next_id()');
+      await pgClock.reset(s);
+      expect(await pageAfterRedo()).toBe(true);
+      await s.query('select sheaf._test_reset()');
+    });
+  });
+
   it('takes turns with nextval() without a gap or a repeat: C, then the PL/pgSQL version', async () => {
     await db().executor.session(async (s) => {
       // One millisecond's block holds them all: the clock stands still past every block before.
