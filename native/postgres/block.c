@@ -14,9 +14,7 @@
 
 #include "access/xact.h"
 #include "commands/sequence.h"
-#include "common/cryptohash.h"
 #include "common/hashfn.h"
-#include "common/sha2.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -32,6 +30,8 @@
 #include "block.h"
 #include "counter.h"
 #include "clock.h"
+#include "seqtuple.h"
+#include "sha256.h"
 
 #define SHEAF_ERROR(code) MAKE_SQLSTATE('S', 'H', '0', code[0], code[1])
 
@@ -41,58 +41,54 @@
 /* Tries of the lock and the fast path that only yield the processor, before pauses begin. */
 #define YIELDS_BEFORE_SLEEP 50
 
-/* A sequence's last value as pg_sequence_last_value() reads it: false when it was never called. */
-static bool
-last_value(Oid sequence, int64 *value)
-{
-	LOCAL_FCINFO(fcinfo, 1);
-	Datum		result;
-
-	InitFunctionCallInfoData(*fcinfo, NULL, 1, InvalidOid, NULL, NULL);
-	fcinfo->args[0].value = ObjectIdGetDatum(sequence);
-	fcinfo->args[0].isnull = false;
-	result = pg_sequence_last_value(fcinfo);
-	if (fcinfo->isnull)
-		return false;
-	*value = DatumGetInt64(result);
-	return true;
-}
-
 static int64
 last_value_or(Oid sequence, int64 otherwise)
 {
 	int64		value;
 
-	return last_value(sequence, &value) ? value : otherwise;
-}
-
-static void
-set_value(Oid sequence, int64 value, bool is_called)
-{
-	DirectFunctionCall3(setval3_oid, ObjectIdGetDatum(sequence), Int64GetDatum(value), BoolGetDatum(is_called));
+	return sheaf_sequence_last(sequence, &value) ? value : otherwise;
 }
 
 /* The key of `epoch`: the first 8 bytes of sha256(secret || int8send(epoch)), as the SQL computes it. */
-static void
-lock_tag(const SheafSettings *s, int64 epoch, LOCKTAG *tag, int64 *key)
+static int64
+lock_key(const SheafSettings *s, int64 epoch)
 {
 	uint8		input[SHEAF_SECRET_MAX + 8];
-	uint8		digest[PG_SHA256_DIGEST_LENGTH];
-	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_SHA256);
+	uint8		digest[SHEAF_SHA256_LENGTH];
 	uint64		k = 0;
 
 	memcpy(input, s->secret, s->secret_len);
 	for (int i = 0; i < 8; i++)
 		input[s->secret_len + i] = (uint8) ((uint64) epoch >> (56 - 8 * i));
-	if (pg_cryptohash_init(ctx) < 0 || pg_cryptohash_update(ctx, input, s->secret_len + 8) < 0 ||
-		pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
-		elog(ERROR, "sheaf_native: sha256 failed");
-	pg_cryptohash_free(ctx);
+	sheaf_sha256(input, s->secret_len + 8, digest);
 	for (int i = 0; i < 8; i++)
 		k = (k << 8) | digest[i];
-	*key = (int64) k;
+	return (int64) k;
+}
+
+/* The lock of `epoch`; a waiter asks for the same epoch's key many times, so the last one is kept. */
+static void
+lock_tag(const SheafSettings *s, int64 epoch, LOCKTAG *tag, int64 *key)
+{
+	static bool kept = false;
+	static int64 kept_epoch;
+	static int64 kept_key;
+	static uint8 kept_secret[SHEAF_SECRET_MAX];
+	static int	kept_secret_len;
+
+	if (!kept || kept_epoch != epoch || kept_secret_len != s->secret_len ||
+		memcmp(kept_secret, s->secret, s->secret_len) != 0)
+	{
+		kept = false;
+		kept_key = lock_key(s, epoch);
+		kept_epoch = epoch;
+		memcpy(kept_secret, s->secret, s->secret_len);
+		kept_secret_len = s->secret_len;
+		kept = true;
+	}
+	*key = kept_key;
 	/* As pg_advisory_lock(bigint) tags its key. */
-	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) (k >> 32), (uint32) k, 1);
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) ((uint64) kept_key >> 32), (uint32) kept_key, 1);
 }
 
 /* The fast path's test, with the clock read now. */
@@ -103,15 +99,20 @@ fresh(const SheafSettings *s, int64 t, bool has_u, int64 u)
 		(t >> s->time_shift) >= sheaf_clock_tick(s);
 }
 
-/* The fast path once more, as the PL/pgSQL version's lock loop tries it. */
+/*
+ * The fast path once more, as the PL/pgSQL version's lock loop tries it. A block of a millisecond
+ * the clock has passed accepts no value: then no value is taken, and the counter's page is left to
+ * the holder, who is about to move it.
+ */
 static bool
 try_published(const SheafSettings *s, int64 *id)
 {
 	int64		u;
-	bool		has_u = last_value(s->block, &u);
 
+	if (!sheaf_sequence_last(s->block, &u) || (u >> s->time_shift) < sheaf_clock_tick(s))
+		return false;
 	*id = sheaf_counter_next(s->counter, s->counter_log_ahead);
-	return fresh(s, *id, has_u, u);
+	return fresh(s, *id, true, u);
 }
 
 /*
@@ -144,7 +145,7 @@ node_confirmed(const SheafSettings *s)
 	int64		mark;
 	text	   *path;
 
-	if (!last_value(s->node_mark, &mark))
+	if (!sheaf_sequence_last(s->node_mark, &mark))
 		return false;
 	path = DatumGetTextPP(DirectFunctionCall1(pg_relation_filepath, ObjectIdGetDatum(s->counter)));
 	return mark == DatumGetInt64(hash_any_extended((unsigned char *) VARDATA_ANY(path), VARSIZE_ANY_EXHDR(path), 0));
@@ -214,7 +215,7 @@ open_block(const SheafSettings *s, int64 *id)
 	int64		tick;
 
 	test_pause(s);
-	has_u = last_value(s->block, &u);
+	has_u = sheaf_sequence_last(s->block, &u);
 	t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	now_tick = sheaf_clock_tick(s);
 	if (has_u && t <= u && (t >> s->time_shift) >= now_tick && (t & s->shard_mask) == s->shard_field)
@@ -223,16 +224,16 @@ open_block(const SheafSettings *s, int64 *id)
 		return PUBLISHED;
 	}
 	if (!has_u || now_tick < 0 || last_value_or(s->step_allowance, 0) != 0 ||
-		(last_value(s->opened_at, &opened_at) && now_tick < opened_at))
+		(sheaf_sequence_last(s->opened_at, &opened_at) && now_tick < opened_at))
 		return LEAVE_TO_PLPGSQL;
 	tick = Max(now_tick, (u >> s->time_shift) + 1);
 	if (tick > now_tick + s->max_lead_ms || tick > s->max_tick)
 		return LEAVE_TO_PLPGSQL;
 	/* The order of the proof: the counter first, then the durable block, then the live one. */
-	set_value(s->counter, ((tick << s->time_shift) | s->shard_field) + 1, false);
-	set_value(s->durable_block, (tick << s->time_shift) | s->shard_field | s->seq_mask, true);
-	set_value(s->opened_at, now_tick, true);
-	set_value(s->block, (tick << s->time_shift) | s->shard_field | s->seq_mask, true);
+	sheaf_sequence_set(s->counter, ((tick << s->time_shift) | s->shard_field) + 1, false);
+	sheaf_sequence_set(s->durable_block, (tick << s->time_shift) | s->shard_field | s->seq_mask, true);
+	sheaf_sequence_set(s->opened_at, now_tick, true);
+	sheaf_sequence_set(s->block, (tick << s->time_shift) | s->shard_field | s->seq_mask, true);
 	*id = (tick << s->time_shift) | s->shard_field;
 	return OPENED;
 }

@@ -13,61 +13,17 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
-#include "access/xloginsert.h"
 #include "access/xlog.h"
-#include "catalog/pg_class.h"
 #include "catalog/pg_sequence.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/lmgr.h"
-#include "storage/proc.h"
 #include "tcop/utility.h"
-#include "utils/acl.h"
-#include "utils/inval.h"
 #include "utils/rel.h"
-#include "utils/resowner.h"
 #include "utils/syscache.h"
 
 #include "counter.h"
-
-/* As commands/sequence.c marks a sequence's page. */
-#define SEQ_MAGIC 0x1717
-
-typedef struct sequence_magic
-{
-	uint32		magic;
-} sequence_magic;
-
-#if PG_VERSION_NUM >= 170000
-#define MY_LXID (MyProc->vxid.lxid)
-#else
-#define MY_LXID (MyProc->lxid)
-#endif
-
-/* The counter and the transaction that holds its lock, as nextval() takes it once per transaction. */
-static Oid	locked_counter = InvalidOid;
-static LocalTransactionId locked_in = InvalidLocalTransactionId;
-
-/*
- * The user last found allowed to take values, until a catalog change could change that answer: the
- * counter's ACL (pg_class), a role's membership or superuser flag. nextval() asks every time.
- */
-static Oid	allowed_user = InvalidOid;
-
-static void
-forget_allowed(Datum arg, int cacheid, uint32 hashvalue)
-{
-	allowed_user = InvalidOid;
-}
-
-void
-sheaf_counter_init(void)
-{
-	CacheRegisterSyscacheCallback(RELOID, forget_allowed, (Datum) 0);
-	CacheRegisterSyscacheCallback(AUTHOID, forget_allowed, (Datum) 0);
-	CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, forget_allowed, (Datum) 0);
-}
+#include "seqtuple.h"
 
 /*
  * Whether the fast path may take values itself: the counter must be what version 1 created (an
@@ -88,45 +44,11 @@ sheaf_counter_plain(Oid counter)
 	return plain;
 }
 
-static void
-check_allowed(Relation rel)
-{
-	Oid			user = GetUserId();
-
-	if (user == allowed_user)
-		return;
-	if (pg_class_aclcheck(RelationGetRelid(rel), user, ACL_USAGE | ACL_UPDATE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for sequence %s", RelationGetRelationName(rel))));
-	allowed_user = user;
-}
-
-static Relation
-open_counter(Oid counter)
-{
-	if (locked_in != MY_LXID || locked_counter != counter)
-	{
-		/* Held to the transaction's end, as nextval() holds it, whatever subtransaction asks. */
-		ResourceOwner owner = CurrentResourceOwner;
-
-		CurrentResourceOwner = TopTransactionResourceOwner;
-		LockRelationOid(counter, RowExclusiveLock);
-		CurrentResourceOwner = owner;
-		locked_in = MY_LXID;
-		locked_counter = counter;
-	}
-	return relation_open(counter, NoLock);
-}
-
 int64
 sheaf_counter_next(Oid counter, int64 log_ahead)
 {
 	Relation	rel;
-	Buffer		buf;
-	Page		page;
-	ItemId		item;
-	HeapTupleData tuple;
+	SeqTuple	t;
 	Form_pg_sequence_data seq;
 	int64		result;
 	bool		logit;
@@ -138,31 +60,20 @@ sheaf_counter_next(Oid counter, int64 log_ahead)
 	PreventCommandIfReadOnly("nextval()");
 	PreventCommandIfParallelMode("nextval()");
 
-	rel = open_counter(counter);
-	check_allowed(rel);
-
-	buf = ReadBuffer(rel, 0);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	page = BufferGetPage(buf);
-	if (((sequence_magic *) PageGetSpecialPointer(page))->magic != SEQ_MAGIC)
-		elog(ERROR, "bad magic number in sequence \"%s\"", RelationGetRelationName(rel));
-	item = PageGetItemId(page, FirstOffsetNumber);
-	tuple.t_data = (HeapTupleHeader) PageGetItem(page, item);
-	tuple.t_len = ItemIdGetLength(item);
-	/* A tuple locked by a release before 8.4's fix (as read_seq_tuple() cleans it up). */
-	if (HeapTupleHeaderGetRawXmax(tuple.t_data) != InvalidTransactionId)
+	rel = sheaf_sequence_open(counter);
+	sheaf_sequence_check(rel, ACL_USAGE | ACL_UPDATE);
+	if (!sheaf_seqtuple_lock(rel, BUFFER_LOCK_EXCLUSIVE, &t))
 	{
-		UnlockReleaseBuffer(buf);
 		relation_close(rel, NoLock);
 		return nextval_internal(counter, true);
 	}
-	seq = (Form_pg_sequence_data) GETSTRUCT(&tuple);
+	seq = t.seq;
 
 	result = seq->is_called ? seq->last_value + 1 : seq->last_value;
 	/* nextval() reports the end of the range in its own words. */
 	if (seq->last_value > PG_INT64_MAX - log_ahead - 1)
 	{
-		UnlockReleaseBuffer(buf);
+		UnlockReleaseBuffer(t.buf);
 		relation_close(rel, NoLock);
 		return nextval_internal(counter, true);
 	}
@@ -171,41 +82,28 @@ sheaf_counter_next(Oid counter, int64 log_ahead)
 	 * Log when the values logged ahead are used up, after setval() (which leaves none), and on the
 	 * first change after a checkpoint, whose replay would otherwise not move the counter.
 	 */
-	logit = !seq->is_called || seq->log_cnt < 1 || PageGetLSN(page) <= GetRedoRecPtr();
+	logit = !seq->is_called || seq->log_cnt < 1 || PageGetLSN(t.page) <= GetRedoRecPtr();
 
 	/* A commit that logged the counter flushes that record, as after nextval(). */
 	if (logit && RelationNeedsWAL(rel))
 		GetTopTransactionId();
 
 	START_CRIT_SECTION();
-	MarkBufferDirty(buf);
+	MarkBufferDirty(t.buf);
 	if (logit && RelationNeedsWAL(rel))
 	{
-		xl_seq_rec	record;
-		XLogRecPtr	at;
-
 		/* The record holds the tuple as it will be once log_ahead more values are taken. */
 		seq->last_value = result + log_ahead;
 		seq->is_called = true;
 		seq->log_cnt = 0;
-		XLogBeginInsert();
-		XLogRegisterBuffer(0, buf, REGBUF_WILL_INIT);
-#if PG_VERSION_NUM >= 160000
-		record.locator = rel->rd_locator;
-#else
-		record.node = rel->rd_node;
-#endif
-		XLogRegisterData((char *) &record, sizeof(xl_seq_rec));
-		XLogRegisterData((char *) tuple.t_data, tuple.t_len);
-		at = XLogInsert(RM_SEQ_ID, XLOG_SEQ_LOG);
-		PageSetLSN(page, at);
+		sheaf_seqtuple_log(rel, &t);
 	}
 	seq->log_cnt = logit ? log_ahead : seq->log_cnt - 1;
 	seq->last_value = result;
 	seq->is_called = true;
 	END_CRIT_SECTION();
 
-	UnlockReleaseBuffer(buf);
+	UnlockReleaseBuffer(t.buf);
 	relation_close(rel, NoLock);
 	return result;
 }

@@ -4,7 +4,6 @@
 
 #include "postgres.h"
 
-extern void sheaf_counter_init(void);
 extern bool sheaf_counter_plain(Oid counter);
 /* nextval(counter) when log_ahead is 0 (a counter sheaf_counter_plain() refused). */
 extern int64 sheaf_counter_next(Oid counter, int64 log_ahead);

@@ -7,13 +7,14 @@
  */
 #include "postgres.h"
 
-#include "commands/sequence.h"
+#include "access/relation.h"
 #include "fmgr.h"
-#include "utils/fmgrprotos.h"
+#include "utils/acl.h"
 
 #include "block.h"
 #include "counter.h"
 #include "clock.h"
+#include "seqtuple.h"
 #include "settings.h"
 
 PG_MODULE_MAGIC;
@@ -30,7 +31,7 @@ void
 _PG_init(void)
 {
 	sheaf_settings_init();
-	sheaf_counter_init();
+	sheaf_seqtuple_init();
 }
 
 static inline bool
@@ -39,31 +40,36 @@ fresh(const SheafSettings *s, int64 t, int64 u, int64 now_tick)
 	return t <= u && (t >> s->time_shift) >= now_tick && (t & s->shard_mask) == s->shard_field;
 }
 
-/* The published block, as pg_sequence_last_value() reads it for the caller (who needs SELECT on it). */
+/*
+ * The published block, or -1 before the first. Read for the caller, who needs SELECT or USAGE on
+ * it, as pg_sequence_last_value() would ask.
+ */
 static int64
 read_block(const SheafSettings *s)
 {
-	LOCAL_FCINFO(fcinfo, 1);
-	Datum		result;
+	Relation	rel = sheaf_sequence_open(s->block);
+	int64		u;
 
-	InitFunctionCallInfoData(*fcinfo, NULL, 1, InvalidOid, NULL, NULL);
-	fcinfo->args[0].value = ObjectIdGetDatum(s->block);
-	fcinfo->args[0].isnull = false;
-	result = pg_sequence_last_value(fcinfo);
-	return fcinfo->isnull ? -1 : DatumGetInt64(result);
+	sheaf_sequence_check(rel, ACL_SELECT | ACL_USAGE);
+	relation_close(rel, NoLock);
+	return sheaf_sequence_last(s->block, &u) ? u : -1;
 }
 
 /*
  * One id of the configured shard. The first try uses the block this backend saw last: it was
- * published before the counter value is taken, and a newer block only accepts more. A miss reads
- * the block again and takes a new value (the missed one was taken before that read, so the rule
- * cannot accept it), then falls back to the slow path.
+ * published before the counter value is taken, and a newer block only accepts more. A block of a
+ * millisecond the clock has passed can accept no value, so the newer one is read before a value is
+ * taken rather than after. A miss reads the block again and takes a new value (the missed one was
+ * taken before that read, so the rule cannot accept it), then falls back to the slow path.
  */
 static int64
 next_id(SheafSettings *s)
 {
-	int64		t = sheaf_counter_next(s->counter, s->counter_log_ahead);
+	int64		t;
 
+	if ((s->block_seen >> s->time_shift) < sheaf_clock_tick(s))
+		s->block_seen = read_block(s);
+	t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	if (fresh(s, t, s->block_seen, sheaf_clock_tick(s)))
 		return t;
 	s->block_seen = read_block(s);
