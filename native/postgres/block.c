@@ -212,6 +212,7 @@ open_block(const SheafSettings *s, int64 *id)
 	int64		t;
 	int64		now_tick;
 	int64		opened_at;
+	int64		durable;
 	int64		tick;
 
 	test_pause(s);
@@ -226,6 +227,9 @@ open_block(const SheafSettings *s, int64 *id)
 	if (!has_u || now_tick < 0 || last_value_or(s->step_allowance, 0) != 0 ||
 		(sheaf_sequence_last(s->opened_at, &opened_at) && now_tick < opened_at))
 		return LEAVE_TO_PLPGSQL;
+	/* Sessions in a function of before version 16 publish their blocks in sheaf.block alone. */
+	if (sheaf_sequence_last(s->durable_block, &durable))
+		u = Max(u, durable);
 	tick = Max(now_tick, (u >> s->time_shift) + 1);
 	if (tick > now_tick + s->max_lead_ms || tick > s->max_tick)
 		return LEAVE_TO_PLPGSQL;

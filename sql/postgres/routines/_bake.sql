@@ -214,7 +214,10 @@ begin
           last_tick := first_tick + greatest(n - 1, 0) / {block_size};
           allowance := greatest(allowance, last_tick - now_tick - {max_lead_ms});
         else
-          first_tick := greatest(now_tick, (u >> {time_shift}) + 1);
+          -- A session still in a function of before version 16 (an upgrade under load) publishes the
+          -- blocks it opens in sheaf.block only: open above both, or such a block opens again.
+          first_tick := greatest(now_tick,
+            (greatest(u, pg_sequence_last_value('sheaf.block')) >> {time_shift}) + 1);
           last_tick := first_tick + greatest(n - 1, 0) / {block_size};
           -- The lead bound: a burst or a batch that would run further ahead of the clock waits for
           -- it, up to the 2 s limit.

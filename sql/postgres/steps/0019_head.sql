@@ -1,0 +1,9 @@
+-- sheaf 0019: an opener opens above sheaf.block as well as sheaf.live_block. During an upgrade from
+-- before version 16, a session still in a function of the old version opens blocks and publishes
+-- them in sheaf.block only (version 16 added the live block), so sheaf.live_block lags behind them;
+-- an opener of a later version that started from the live block alone could open such a block
+-- again, in the same millisecond, and hand out its ids a second time. Only sheaf._bake()'s template
+-- of the slow path changes; the tail re-bakes it.
+-- Written by scripts/sql-version.mjs from steps/0019_head.sql, routines/_bake.sql and
+-- steps/0019_tail.sql.
+-- Needs: 0001-0018. PostgreSQL 13+ (or PGlite); no superuser, no extension.
