@@ -46,7 +46,7 @@ last_value_or(Oid sequence, int64 otherwise)
 {
 	int64		value;
 
-	return sheaf_sequence_last(sequence, &value) ? value : otherwise;
+	return sheaf_sequence_last(sequence, ACL_NO_RIGHTS, &value) ? value : otherwise;
 }
 
 /* The key of `epoch`: the first 8 bytes of sha256(secret || int8send(epoch)), as the SQL computes it. */
@@ -109,7 +109,7 @@ try_published(const SheafSettings *s, int64 *id)
 {
 	int64		u;
 
-	if (!sheaf_sequence_last(s->block, &u) || (u >> s->time_shift) < sheaf_clock_tick(s))
+	if (!sheaf_sequence_last(s->block, ACL_NO_RIGHTS, &u) || (u >> s->time_shift) < sheaf_clock_tick(s))
 		return false;
 	*id = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	return fresh(s, *id, true, u);
@@ -145,7 +145,7 @@ node_confirmed(const SheafSettings *s)
 	int64		mark;
 	text	   *path;
 
-	if (!sheaf_sequence_last(s->node_mark, &mark))
+	if (!sheaf_sequence_last(s->node_mark, ACL_NO_RIGHTS, &mark))
 		return false;
 	path = DatumGetTextPP(DirectFunctionCall1(pg_relation_filepath, ObjectIdGetDatum(s->counter)));
 	return mark == DatumGetInt64(hash_any_extended((unsigned char *) VARDATA_ANY(path), VARSIZE_ANY_EXHDR(path), 0));
@@ -216,7 +216,7 @@ open_block(const SheafSettings *s, int64 *id)
 	int64		tick;
 
 	test_pause(s);
-	has_u = sheaf_sequence_last(s->block, &u);
+	has_u = sheaf_sequence_last(s->block, ACL_NO_RIGHTS, &u);
 	t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	now_tick = sheaf_clock_tick(s);
 	if (has_u && t <= u && (t >> s->time_shift) >= now_tick && (t & s->shard_mask) == s->shard_field)
@@ -225,10 +225,10 @@ open_block(const SheafSettings *s, int64 *id)
 		return PUBLISHED;
 	}
 	if (!has_u || now_tick < 0 || last_value_or(s->step_allowance, 0) != 0 ||
-		(sheaf_sequence_last(s->opened_at, &opened_at) && now_tick < opened_at))
+		(sheaf_sequence_last(s->opened_at, ACL_NO_RIGHTS, &opened_at) && now_tick < opened_at))
 		return LEAVE_TO_PLPGSQL;
 	/* Sessions in a function of before version 16 publish their blocks in sheaf.block alone. */
-	if (sheaf_sequence_last(s->durable_block, &durable))
+	if (sheaf_sequence_last(s->durable_block, ACL_NO_RIGHTS, &durable))
 		u = Max(u, durable);
 	tick = Max(now_tick, (u >> s->time_shift) + 1);
 	if (tick > now_tick + s->max_lead_ms || tick > s->max_tick)

@@ -164,12 +164,14 @@ last_value_by_sql(Oid sequence, int64 *value)
 }
 
 bool
-sheaf_sequence_last(Oid sequence, int64 *value)
+sheaf_sequence_last(Oid sequence, AclMode required, int64 *value)
 {
 	Relation	rel = sheaf_sequence_open(sequence);
 	SeqTuple	t;
 	bool		called;
 
+	if (required != ACL_NO_RIGHTS)
+		sheaf_sequence_check(rel, required);
 	if (!sheaf_seqtuple_lock(rel, BUFFER_LOCK_SHARE, &t))
 	{
 		relation_close(rel, NoLock);

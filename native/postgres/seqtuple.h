@@ -36,8 +36,11 @@ extern bool sheaf_seqtuple_lock(Relation rel, int mode, SeqTuple *t);
 /* WAL-logs the tuple as it stands, as commands/sequence.c logs a sequence; in a critical section. */
 extern void sheaf_seqtuple_log(Relation rel, SeqTuple *t);
 
-/* As pg_sequence_last_value(), without its privilege check: false when it was never called. */
-extern bool sheaf_sequence_last(Oid sequence, int64 *value);
+/*
+ * As pg_sequence_last_value(): false when it was never called. Its privilege check is asked only
+ * for `required` (a grant found is kept), none for ACL_NO_RIGHTS.
+ */
+extern bool sheaf_sequence_last(Oid sequence, AclMode required, int64 *value);
 
 /* As setval(sequence, value, is_called), without its privilege check. */
 extern void sheaf_sequence_set(Oid sequence, int64 value, bool is_called);

@@ -7,7 +7,6 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
 #include "fmgr.h"
 #include "utils/acl.h"
 
@@ -47,29 +46,22 @@ fresh(const SheafSettings *s, int64 t, int64 u, int64 now_tick)
 static int64
 read_block(const SheafSettings *s)
 {
-	Relation	rel = sheaf_sequence_open(s->block);
 	int64		u;
 
-	sheaf_sequence_check(rel, ACL_SELECT | ACL_USAGE);
-	relation_close(rel, NoLock);
-	return sheaf_sequence_last(s->block, &u) ? u : -1;
+	return sheaf_sequence_last(s->block, ACL_SELECT | ACL_USAGE, &u) ? u : -1;
 }
 
 /*
  * One id of the configured shard. The first try uses the block this backend saw last: it was
- * published before the counter value is taken, and a newer block only accepts more. A block of a
- * millisecond the clock has passed can accept no value, so the newer one is read before a value is
- * taken rather than after. A miss reads the block again and takes a new value (the missed one was
- * taken before that read, so the rule cannot accept it), then falls back to the slow path.
+ * published before the counter value is taken, and a newer block only accepts more. A miss reads
+ * the block again and takes a new value (the missed one was taken before that read, so the rule
+ * cannot accept it), then falls back to the slow path.
  */
 static int64
 next_id(SheafSettings *s)
 {
-	int64		t;
+	int64		t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 
-	if ((s->block_seen >> s->time_shift) < sheaf_clock_tick(s))
-		s->block_seen = read_block(s);
-	t = sheaf_counter_next(s->counter, s->counter_log_ahead);
 	if (fresh(s, t, s->block_seen, sheaf_clock_tick(s)))
 		return t;
 	s->block_seen = read_block(s);
