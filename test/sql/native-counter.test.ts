@@ -103,7 +103,9 @@ describeNative('the counter on the native path', (db) => {
   it('refuses a role at its next read of the block once the block is revoked from it, in the same session', async () => {
     await roles.as(roles.app, async (app) => {
       await app.query('select sheaf.next_id()');
-      await roles.as(roles.owner, (owner) => owner.query(`revoke select on sequence sheaf.live_block from ${roles.app}`));
+      await roles.as(roles.owner, (owner) =>
+        owner.query(`revoke select on sequence sheaf.live_block from ${roles.app}`),
+      );
       // A later millisecond: the block this session saw accepts nothing, so the call reads it again.
       await pgClock.set(app, Date.now() + 10_000);
       await expect(app.query('select sheaf.next_id()')).rejects.toThrow('permission denied for sequence live_block');
