@@ -201,8 +201,9 @@ typedef enum Opened
 
 /*
  * Under the lock: step 1 and the common case of step 2 of the PL/pgSQL version, with n = 1. A
- * block opens at the clock, right after the last one, as PL/pgSQL opens it when the live block is
- * set, the clock has not stepped back and no allowance is owed; every other case moves nothing.
+ * block opens at the clock (ahead of it when hot), or right after the last one, as PL/pgSQL opens
+ * it when the live block is set, the clock has not stepped back and no allowance is owed; every
+ * other case moves nothing.
  */
 static Opened
 open_block(const SheafSettings *s, int64 *id)
@@ -230,7 +231,10 @@ open_block(const SheafSettings *s, int64 *id)
 	/* Sessions in a function of before version 16 publish their blocks in sheaf.block alone. */
 	if (sheaf_sequence_last(s->durable_block, ACL_NO_RIGHTS, &durable))
 		u = Max(u, durable);
-	tick = Max(now_tick, (u >> s->time_shift) + 1);
+	tick = (u >> s->time_shift) + 1;
+	/* Hot blocks lead (version 20): the last block ended less than hot_ms ago. */
+	if (now_tick >= tick)
+		tick = now_tick - tick < s->hot_ms ? now_tick + s->hot_ms - 1 : now_tick;
 	if (tick > now_tick + s->max_lead_ms || tick > s->max_tick)
 		return LEAVE_TO_PLPGSQL;
 	/* The order of the proof: the counter first, then the durable block, then the live one. */

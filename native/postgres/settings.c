@@ -171,6 +171,7 @@ read_slow_path_state(SheafSettings *s)
 	version = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	if (isnull || version < SHEAF_C_SLOW_PATH_FIRST || version > SHEAF_C_SLOW_PATH_LAST)
 		return;
+	s->hot_ms = version >= SHEAF_HOT_FIRST ? SHEAF_HOT_MS : 1;
 	query_latest("select secret, legacy_until from sheaf.lock_secret");
 	if (SPI_processed != 1)
 		return;

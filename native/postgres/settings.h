@@ -12,7 +12,10 @@
 
 /* The SQL versions whose slow path (sheaf._next_block()) block.c repeats step for step. */
 #define SHEAF_C_SLOW_PATH_FIRST 16
-#define SHEAF_C_SLOW_PATH_LAST 19
+#define SHEAF_C_SLOW_PATH_LAST 20
+/* From it, a block that follows one ended less than this many ms ago opens this much ahead, less 1. */
+#define SHEAF_HOT_FIRST 20
+#define SHEAF_HOT_MS 8
 
 #define SHEAF_SECRET_MAX 64
 
@@ -41,6 +44,7 @@ typedef struct SheafSettings
 	int			secret_len;
 	TimestampTz legacy_until;	/* until then, PL/pgSQL also takes versions 1-7's fixed key */
 	int64		max_lead_ms;	/* the lead bound */
+	int64		hot_ms;			/* SHEAF_HOT_MS from version SHEAF_HOT_FIRST, 1 before (no lead) */
 	int64		max_tick;
 
 	int32		shard_id;

@@ -98,8 +98,9 @@ describeGeneratorPaths(
         `select (pg_sequence_last_value('sheaf.block') >> 22)
            - (floor(extract(epoch from clock_timestamp()) * 1000)::bigint - 1704067200000) as ahead`,
       );
-      // 5,000 ids are five blocks of 1,024: at most that far ahead, not 5,000 reservations.
-      expect(Number(row?.ahead)).toBeLessThanOrEqual(6);
+      // 5,000 ids are five blocks of 1,024: at most that far ahead beyond the 7 ms a hot block
+      // leads, not 5,000 reservations.
+      expect(Number(row?.ahead)).toBeLessThanOrEqual(7 + 6);
     });
 
     it('a stranger who can only connect calls nothing and reads nothing', async () => {

@@ -153,6 +153,27 @@ describeGeneratorPaths(
         expect(decodeId(batch.at(-1)!).ms).toBeLessThanOrEqual(t0 + Math.ceil(10_000 / 1024) + 1);
       });
 
+      it('opens a block 7 ms ahead when the last one ended less than 8 ms before, at the clock otherwise', async () => {
+        const t0 = Date.now();
+        const { opened, burst } = await withClock(sql(), t0, async (session) => {
+          // Quiet: the last block ended 9 ms before t0.
+          await resetState(session);
+          const opened: number[] = [];
+          for (const clock of [0, 0, 1, 8, 9, 25, 33]) {
+            await pgClock.set(session, t0 + clock);
+            opened.push(decodeId((await take(session, 1))[0]!).ms - t0);
+          }
+          // A burst in a hot block borrows the millisecond after it, as in any other block.
+          return { opened, burst: await take(session, 1100) };
+        });
+        // 0: quiet; 8: the block of 0 ended 1 ms before; 16: that of 8 likewise; 25: that of 16
+        // ended 9 ms before, quiet; 40: that of 25 ended 8 ms before.
+        expect(opened).toEqual([0, 0, 8, 8, 16, 25, 40]);
+        expect(decodeId(burst[0]!)).toMatchObject({ ms: t0 + 40, sequence: 1 });
+        expect(decodeId(burst.at(-1)!)).toMatchObject({ ms: t0 + 41, sequence: 1100 - 1023 - 1 });
+        expectIncreasing(burst);
+      });
+
       it('continues above the last id when the clock steps back 5 s', async () => {
         await withClock(sql(), null, async (session) => {
           await resetState(session);

@@ -10,7 +10,8 @@ export interface ProbeSql {
   readonly segments: string;
   /**
    * How far ahead of the clock the generator runs when healthy: MySQL's hot sessions claim 7 ms
-   * ahead (docs/sql/mysql.md); PostgreSQL opens the clock's own millisecond.
+   * ahead (docs/sql/mysql.md), and so do PostgreSQL's hot blocks from SQL version 20
+   * (docs/sql/postgres.md); before it, PostgreSQL opened the clock's own millisecond.
    */
   readonly lookaheadMs: number;
   /** What holds the newest millisecond, for messages. */
@@ -34,7 +35,7 @@ export const probeSql: Record<DialectName, ProbeSql> = {
     generator: `select last, last >= 0 as issued, ${pgNow} as now_ms from (select ${pgLastBlock} as last) b`,
     segments: `select biz_tag, max_id, step, floor(extract(epoch from updated_at) * 1000)::bigint as updated_ms,
       ${pgNow} as now_ms from sheaf.segments order by biz_tag`,
-    lookaheadMs: 0,
+    lookaheadMs: 7,
     counter: 'the sequence sheaf.block',
     repair: undefined,
     tickOf: (last, bits) => last >> BigInt(bits.shardBits + bits.sequenceBits),

@@ -1,0 +1,8 @@
+-- sheaf 0020: hot blocks lead. When the block next_id() needs follows one that ended less than 8 ms
+-- before, the slow path opens it 7 ms ahead of the clock instead of at the clock, so under a steady
+-- load a block serves 8 ms and sessions cross one opening where they crossed eight. Ids then carry a
+-- time up to 7 ms after the call (docs/sql/postgres.md, "Hot blocks lead"). Only sheaf._bake()'s
+-- template of the slow path changes; the tail re-bakes it.
+-- Written by scripts/sql-version.mjs from steps/0020_head.sql, routines/_bake.sql and
+-- steps/0020_tail.sql.
+-- Needs: 0001-0019. PostgreSQL 13+ (or PGlite); no superuser, no extension.
