@@ -12,7 +12,7 @@
 
 /* The SQL versions whose slow path (sheaf._next_block()) block.c repeats step for step. */
 #define SHEAF_C_SLOW_PATH_FIRST 16
-#define SHEAF_C_SLOW_PATH_LAST 20
+#define SHEAF_C_SLOW_PATH_LAST 21
 /* From it, a block that follows one ended less than this many ms ago opens this much ahead, less 1. */
 #define SHEAF_HOT_FIRST 20
 #define SHEAF_HOT_MS 8

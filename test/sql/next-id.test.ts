@@ -135,6 +135,22 @@ describeGeneratorPaths(
         expect(Number(count?.n)).toBe(2000);
       });
 
+      it('is volatile to the planner: evaluated for every row, never once as an index condition', async () => {
+        // The PL/pgSQL body is declared stable (version 21); the expression next_id() inlines must
+        // not be, or the planner would evaluate it once as an index condition.
+        const plan = await sql().session(async (session) => {
+          await session.query('set enable_seqscan = off');
+          try {
+            const rows = await session.query(`explain (format json) select * from events where id = sheaf.next_id()`);
+            return JSON.stringify(rows[0]);
+          } finally {
+            await session.query('reset enable_seqscan');
+          }
+        });
+        expect(plan).not.toContain('Index Cond');
+        expect(plan).toMatch(/"Filter":"\(id = .*next_id\(/);
+      });
+
       it('borrows the following milliseconds when one millisecond is asked for 5,000 ids', async () => {
         const t0 = Date.now();
         const { ids, batch } = await withClock(sql(), t0, async (session) => {

@@ -46,10 +46,13 @@ begin
 
   -- The fast path (PL/pgSQL; docs/native.md for the C one): no lock, no wait, runs as the caller. A
   -- value is accepted when it is at most the last id of the live block read before it was taken,
-  -- carries this database's shard, and the clock has not passed its millisecond.
+  -- carries this database's shard, and the clock has not passed its millisecond. Stable for
+  -- PL/pgSQL's sake only (version 21): PL/pgSQL takes a new snapshot and advances the command counter
+  -- before every expression of a volatile function, and the fast path reads no table. The planner
+  -- never sees it as stable: next_id() wraps it in a volatile expression (below).
   execute sheaf._render(replace($f$
     create or replace function sheaf._plpgsql_next_id() returns bigint
-    language plpgsql volatile as $body$
+    language plpgsql stable as $body$
     declare
       u bigint := pg_sequence_last_value('sheaf.live_block');
       t bigint := nextval('sheaf.counter');
@@ -63,7 +66,7 @@ begin
   $f$, '{fresh}', fresh), s);
   execute sheaf._render(replace(replace($f$
     create or replace function sheaf._plpgsql_next_id(shard integer) returns bigint
-    language plpgsql volatile as $body$
+    language plpgsql stable as $body$
     declare
       u bigint := pg_sequence_last_value('sheaf.live_block');
       t bigint := nextval('sheaf.counter');
@@ -487,17 +490,21 @@ begin
         begin atomic select sheaf._native_next_id(); end';
       execute 'create or replace function sheaf.next_id(shard integer) returns bigint language sql volatile
         begin atomic select sheaf._native_next_id(shard); end';
+    -- The PL/pgSQL bodies are stable (above); the inlined expression must stay volatile, or the
+    -- planner could evaluate it once for many rows (an index condition, say). coalesce() never
+    -- evaluates its second argument, since the fast path never returns null; the volatile call there
+    -- is what keeps the expression volatile, at no cost per call.
     elsif current_setting('server_version_num')::integer >= 140000 then
       execute 'create or replace function sheaf.next_id() returns bigint language sql volatile
-        begin atomic select sheaf._plpgsql_next_id(); end';
+        begin atomic select coalesce(sheaf._plpgsql_next_id(), sheaf._next_block()); end';
       execute 'create or replace function sheaf.next_id(shard integer) returns bigint language sql volatile
-        begin atomic select sheaf._plpgsql_next_id(shard); end';
+        begin atomic select coalesce(sheaf._plpgsql_next_id(shard), sheaf._next_block()); end';
     else
       -- A quoted body: PostgreSQL 13 has no BEGIN ATOMIC.
       execute 'create or replace function sheaf.next_id() returns bigint language sql volatile
-        as ''select sheaf._plpgsql_next_id()''';
+        as ''select coalesce(sheaf._plpgsql_next_id(), sheaf._next_block())''';
       execute 'create or replace function sheaf.next_id(shard integer) returns bigint language sql volatile
-        as ''select sheaf._plpgsql_next_id(shard)''';
+        as ''select coalesce(sheaf._plpgsql_next_id(shard), sheaf._next_block())''';
     end if;
   end if;
   perform sheaf._grant_native();

@@ -1,0 +1,10 @@
+-- sheaf 0021: a stable fast path. The PL/pgSQL bodies of next_id() and next_id(shard),
+-- sheaf._plpgsql_next_id(), are declared stable: PL/pgSQL then evaluates their expressions under the
+-- caller's snapshot instead of taking a new one and advancing the command counter before each (the
+-- fast path reads no table, only sequences, which no snapshot governs). next_id() inlines them inside
+-- coalesce() with the slow path as a second argument that is never evaluated, so the expression the
+-- planner sees stays volatile: evaluated once per row wherever it appears, as before. Same state,
+-- same test, same slow path, same proof (docs/sql/postgres.md). The tail re-bakes.
+-- Written by scripts/sql-version.mjs from steps/0021_head.sql, routines/_bake.sql and
+-- steps/0021_tail.sql.
+-- Needs: 0001-0020. PostgreSQL 13+ (or PGlite); no superuser, no extension.

@@ -1,0 +1,1 @@
+select sheaf._bake();
