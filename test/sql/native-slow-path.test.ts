@@ -126,3 +126,38 @@ describeNative('the slow path in C', (db) => {
     });
   }
 });
+
+describeNative('the slow path in C on a database at SQL version 19', (db) => {
+  /** The milliseconds, after `t0`, of the block each scripted clock reading gets its id from, and the PL/pgSQL slow path's calls. */
+  async function openedUnder(s: SqlExecutor, t0: number): Promise<[number[], number]> {
+    // A database that never issued an id has no block to reset: its first is the PL/pgSQL rebase.
+    await takeIds(s, 1);
+    await pgClock.set(s, t0);
+    await s.query('select sheaf._test_reset()');
+    return countingSlowPaths(s, async () => {
+      const opened: number[] = [];
+      for (const clock of [0, 0, 1, 8, 9, 25, 33]) {
+        await pgClock.set(s, t0 + clock);
+        opened.push(decodeId((await takeIds(s, 1))[0]!).ms - t0);
+      }
+      return opened;
+    });
+  }
+
+  it('opens blocks at the clock as version 19 did, and 7 ms ahead once upgraded to hot blocks', async () => {
+    await install(db().executor, { shard: 3, testClock: true, native: true, upTo: 19 });
+    await expectGeneratorPath(db().executor, nativePath);
+    await db().executor.session(async (s) => {
+      try {
+        // Version 19: every block the clock needs opens at the clock, in C.
+        const t0 = Date.now();
+        expect(await openedUnder(s, t0)).toEqual([[0, 0, 1, 8, 9, 25, 33], 0]);
+        await install(db().executor, { shard: 3, testClock: true, native: true });
+        // The same script after the upgrade (a minute on, beyond every block so far): hot blocks lead.
+        expect(await openedUnder(s, t0 + 60_000)).toEqual([[0, 0, 8, 8, 16, 25, 40], 0]);
+      } finally {
+        await pgClock.reset(s);
+      }
+    });
+  });
+});
