@@ -2,8 +2,9 @@
 // locks the tables in the other order. PostgreSQL cancels one of the two; when it is the step, the
 // step must start over rather than fail the migration.
 import { expect, it } from 'vitest';
-import { lockingTransaction } from '../../packages/migrate/src/online/online-transaction.js';
+import { lockingTransaction, lockTables } from '../../packages/migrate/src/online/online-transaction.js';
 import { describeTargets } from '../support/database.js';
+import { lockWaiters } from '../support/lock-waits.js';
 
 describeTargets(
   'lockingTransaction',
@@ -38,6 +39,47 @@ describeTargets(
       } finally {
         await app.executor.query('rollback').catch(() => undefined);
         await app.close();
+      }
+    });
+
+    it('gives way when an application statement that waited first closes a cycle with its later locks', async () => {
+      const sql = db().executor;
+      await sql.query('create table dl_customers (id integer)');
+      await sql.query('create table dl_orders (id integer)');
+      const blocker = await db().connect();
+      const app = await db().connect();
+      try {
+        // Holds the swap's first lock back, so the application queues on that table before the
+        // swap asks for the second one: the application's deadlock check would run first.
+        await blocker.executor.query('begin');
+        await blocker.executor.query('lock table dl_customers in share mode');
+        await app.executor.query('begin');
+        await app.executor.query('insert into dl_orders values (1)');
+        const retried: unknown[] = [];
+        const policy = {
+          lockTimeoutMs: 30_000,
+          attempts: 3,
+          onRetry: (_: number, error: unknown) => retried.push(error),
+        };
+        const swap = lockingTransaction(sql, policy, async (session) => {
+          await lockTables(session, ['dl_customers', 'dl_orders'], policy);
+          return 'swapped';
+        });
+        await waitForLockWait(sql, 'dl_customers');
+        const read = app.executor.query('select count(*) from dl_customers');
+        await lockWaiters(sql, 2);
+        // The swap takes dl_customers and waits for dl_orders, which the application holds while it
+        // waits for dl_customers: a cycle. The swap's wait ends within half of deadlock_timeout.
+        await blocker.executor.query('commit');
+        await expect(read).resolves.toHaveLength(1);
+        await app.executor.query('commit');
+        expect(await swap).toBe('swapped');
+        expect(retried.map((error) => (error as { code?: string }).code)).toEqual(['55P03']);
+      } finally {
+        await app.executor.query('rollback').catch(() => undefined);
+        await blocker.executor.query('rollback').catch(() => undefined);
+        await app.close();
+        await blocker.close();
       }
     });
   },

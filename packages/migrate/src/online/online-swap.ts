@@ -7,7 +7,7 @@ import { display, displayPart, q, qualified } from './online-names.js';
 import type { OnlineTable } from './online-plan.js';
 import { updateState } from './online-state.js';
 import { swapSql, type TableObjects } from './online-swap-sql.js';
-import { type LockPolicy, lockingTransaction } from './online-transaction.js';
+import { type LockPolicy, lockingTransaction, lockTables } from './online-transaction.js';
 
 /**
  * Swaps every table onto its shadow columns in one transaction under ACCESS EXCLUSIVE locks, taken
@@ -23,7 +23,11 @@ export async function swapTables(
 ): Promise<number> {
   let locked = 0;
   await lockingTransaction(executor, policy, async (session) => {
-    await lockAll(session, plan, policy);
+    await lockTables(
+      session,
+      plan.map((entry) => qualified(entry.table)),
+      policy,
+    );
     locked = performance.now();
     const objects = new Map<OnlineTable, TableObjects>();
     for (const entry of plan) {
@@ -42,27 +46,6 @@ export async function swapTables(
     }
   });
   return performance.now() - locked;
-}
-
-/**
- * Takes the ACCESS EXCLUSIVE locks of every table. Only the first lock waits as the policy allows:
- * while it holds one, the swap waits for the others at most half the server's deadlock_timeout in
- * all. An application statement that holds a later table and waits for an earlier one (an insert
- * into `orders` reading `customers`) closes a cycle with the swap; the swap's lock timeout then
- * ends it, and the transaction is tried again, before the application's own deadlock check could
- * cancel the application's statement.
- */
-async function lockAll(session: SqlExecutor, plan: readonly OnlineTable[], policy: LockPolicy): Promise<void> {
-  const [first, ...rest] = plan.map((entry) => qualified(entry.table));
-  await session.query(`lock table ${first} in access exclusive mode`);
-  if (rest.length === 0) return;
-  const [row] = await session.query<{ ms: number }>(
-    `select setting::integer as ms from pg_settings where name = 'deadlock_timeout'`,
-  );
-  const perLock = Math.max(1, Math.floor((row?.ms ?? 1000) / 2 / rest.length));
-  await session.query(`set local lock_timeout = ${perLock}`);
-  await session.query(`lock table ${rest.join(', ')} in access exclusive mode`);
-  await session.query(`set local lock_timeout = ${Math.max(1, Math.round(policy.lockTimeoutMs))}`);
 }
 
 async function requireCopies(

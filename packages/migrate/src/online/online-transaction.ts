@@ -31,7 +31,7 @@ export async function lockingTransaction<T>(
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction(executor, async (session) => {
-        await session.query(`set local lock_timeout = ${Math.max(1, Math.round(policy.lockTimeoutMs))}`);
+        await setLockTimeout(session, policy.lockTimeoutMs);
         return work(session);
       });
     } catch (error) {
@@ -40,6 +40,33 @@ export async function lockingTransaction<T>(
       await sleep(Math.min(200 * 2 ** attempt, 10_000));
     }
   }
+}
+
+/**
+ * Takes ACCESS EXCLUSIVE locks on `tables` (qualified, quoted names) inside a
+ * {@link lockingTransaction}. Only the first lock waits as the policy allows: while it holds one,
+ * the transaction waits for the others at most half the server's deadlock_timeout in all. An
+ * application statement that holds a later table and waits for an earlier one (an insert into
+ * `orders` reading `customers`) closes a cycle with it; the lock timeout then ends the cycle, and
+ * the transaction is tried again, before the application's own deadlock check could cancel the
+ * application's statement.
+ */
+export async function lockTables(session: SqlExecutor, tables: readonly string[], policy: LockPolicy): Promise<void> {
+  const [first, ...rest] = tables;
+  if (first === undefined) return;
+  await session.query(`lock table ${first} in access exclusive mode`);
+  if (rest.length === 0) return;
+  const [row] = await session.query<{ ms: number }>(
+    `select setting::integer as ms from pg_settings where name = 'deadlock_timeout'`,
+  );
+  await setLockTimeout(session, (row?.ms ?? 1000) / 2 / rest.length);
+  await session.query(`lock table ${rest.join(', ')} in access exclusive mode`);
+  await setLockTimeout(session, policy.lockTimeoutMs);
+}
+
+/** `lock_timeout` for the rest of the transaction, in whole milliseconds, at least 1 (0 would mean none). */
+async function setLockTimeout(session: SqlExecutor, ms: number): Promise<void> {
+  await session.query(`set local lock_timeout = ${Math.max(1, Math.floor(ms))}`);
 }
 
 /** Runs `work` between `begin` and `commit` on one connection; rolls back when it throws. */
