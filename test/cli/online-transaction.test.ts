@@ -42,6 +42,8 @@ describeTargets(
       }
     });
 
+    const deadlockTimeout = '4s';
+
     it('gives way when an application statement that waited first closes a cycle with its later locks', async () => {
       const sql = db().executor;
       await sql.query('create table dl_customers (id integer)');
@@ -54,6 +56,9 @@ describeTargets(
         await blocker.executor.query('begin');
         await blocker.executor.query('lock table dl_customers in share mode');
         await app.executor.query('begin');
+        // 4 s on both sides instead of 1 s: the swap's later lock waits at most 2 s, and a slow
+        // machine has that long, not 0.5 s, to close the cycle before the application's check runs.
+        await app.executor.query(`set local deadlock_timeout = '${deadlockTimeout}'`);
         await app.executor.query('insert into dl_orders values (1)');
         const retried: unknown[] = [];
         const policy = {
@@ -62,6 +67,7 @@ describeTargets(
           onRetry: (_: number, error: unknown) => retried.push(error),
         };
         const swap = lockingTransaction(sql, policy, async (session) => {
+          await session.query(`set local deadlock_timeout = '${deadlockTimeout}'`);
           await lockTables(session, ['dl_customers', 'dl_orders'], policy);
           return 'swapped';
         });
@@ -69,7 +75,8 @@ describeTargets(
         const read = app.executor.query('select count(*) from dl_customers');
         await lockWaiters(sql, 2);
         // The swap takes dl_customers and waits for dl_orders, which the application holds while it
-        // waits for dl_customers: a cycle. The swap's wait ends within half of deadlock_timeout.
+        // waits for dl_customers: a cycle. The swap's wait ends within half of deadlock_timeout, so
+        // its lock timeout ends the cycle before the application's deadlock check, due first.
         await blocker.executor.query('commit');
         await expect(read).resolves.toHaveLength(1);
         await app.executor.query('commit');
