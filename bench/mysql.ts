@@ -100,6 +100,17 @@ function insertCandidates(rows: number): Candidate[] {
       name: `DEFAULT NEXTVAL(s) mapped to the layout (not sheaf), ${rows}-row INSERT`,
       statement: () => [`insert into b_seq_layout (v) values ${values(rows, () => '(1)')}`, rows],
     },
+    // What any trigger costs (docs/benchmarks.md, What limits the MariaDB trigger): one that only
+    // counts up a user variable, and one that also calls a function reading sheaf's settings row on
+    // each statement's first row, as sheaf's checks its session cache; neither claims nor checks.
+    {
+      name: `trigger from a user variable (not sheaf), ${rows}-row INSERT`,
+      statement: () => [`insert into b_floor (v) values ${values(rows, () => '(1)')}`, rows],
+    },
+    {
+      name: `trigger reading the settings row once a statement (not sheaf), ${rows}-row INSERT`,
+      statement: () => [`insert into b_read (v) values ${values(rows, () => '(1)')}`, rows],
+    },
     {
       name: `app-assigned ids, ${rows}-row INSERT`,
       statement: () => [`insert into b_app (id, v) values ${values(rows, () => `(${appId()}, 1)`)}`, rows],
@@ -135,7 +146,7 @@ const suite: BenchSuite = {
       await pool.query(
         'create table b_flickr (id bigint not null auto_increment primary key, stub char(1) not null unique) engine = aria',
       );
-      for (const table of ['b_ai', 'b_sheaf']) {
+      for (const table of ['b_ai', 'b_sheaf', 'b_floor', 'b_read']) {
         await pool.query(
           `create table ${table} (id bigint not null auto_increment primary key, v int) engine = innodb`,
         );
@@ -154,6 +165,21 @@ const suite: BenchSuite = {
         `create table b_seq_layout (n bigint invisible default nextval(b_seq_layout_s), id bigint not null primary key default (n + (n >> 10) * ${4095 << 10} + ${1 << 10}), v int) engine = innodb`,
       );
       await pool.query(sheafTriggerSql('b_sheaf', 'id').create);
+      // Each connection counts from its own connection_id() << 40: unique over all rounds.
+      await pool.query(
+        'create trigger b_floor before insert on b_floor for each row ' +
+          'set new.id = (@b_floor := coalesce(@b_floor, connection_id() << 40) + 1)',
+      );
+      await pool.query(
+        'create function b_read_first() returns bigint not deterministic reads sql data return (select ' +
+          'if((@b_read_stmt := @@timestamp) is not null and shard_id >= 0, ' +
+          '@b_read := coalesce(@b_read, connection_id() << 40) + 1, null) ' +
+          `from ${mysqlState(name).stateSql}.sheaf_settings where singleton = 1)`,
+      );
+      await pool.query(
+        'create trigger b_read before insert on b_read for each row ' +
+          'if @b_read_stmt = @@timestamp then set new.id = (@b_read := @b_read + 1); else set new.id = b_read_first(); end if',
+      );
       const [[server]] = await pool.query<mysql.RowDataPacket[]>('select version() as v');
 
       const ids = await run(pool, idCandidates, 'UUID_SHORT()');
