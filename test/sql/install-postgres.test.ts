@@ -1,4 +1,4 @@
-import { defineLayout, install, uninstall } from '@sheaf/core';
+import { decodeId, defineLayout, install, presets, uninstall } from '@sheaf/core';
 import { expect, it } from 'vitest';
 import { postgresNativePath } from '../../packages/core/src/install/native-path.js';
 import { describeTargets } from '../support/database.js';
@@ -116,16 +116,20 @@ describeTargets(
   { only: ['postgres'] },
 );
 
+/** The first file that configures a shard (sheaf.configure): below it an install's shard is ignored. */
+const configuresFrom = 3;
+
 describeGeneratorPaths(
   'upgrade on PostgreSQL',
   (db, target, path) => {
     const sql = () => db().executor;
 
-    // Two installs per earlier version: 18-30 s at 15 versions on a loaded 2-core machine. An install
-    // that stops before the native path cannot choose it: the upgrade does.
-    it('upgrades from every earlier version to the same result as a fresh install', async () => {
-      const { version: latest } = await install(sql(), path.install(target));
-      await expectGeneratorPath(sql(), path);
+    // Two installs per earlier version: 18-40 s at 21 versions on a loaded 2-core machine. An install
+    // that stops before the native path cannot choose it: the upgrade does. Each earlier version is
+    // installed as shard 7 and upgraded by an install() without a shard, as an application's start-up
+    // runs it: the upgrade keeps the shard (baked into the functions, so the catalog shows it) from
+    // the first file that configures (0003) on.
+    it('upgrades from every earlier version, installed as shard 7, to the same result as a fresh install', async () => {
       const catalog = async () => ({
         // By name and language too: a routine an upgrade leaves behind, or one left in another
         // language, differs from the fresh install.
@@ -150,19 +154,31 @@ describeGeneratorPaths(
            from pg_sequences where schemaname = 'sheaf' order by 1`,
         ),
       });
-      const fresh = await catalog();
-      expect(fresh.functions.length).toBeGreaterThan(20);
-      expect(fresh.sequences.length).toBeGreaterThanOrEqual(2);
-      await uninstall(sql());
+      const freshAs = async (shard: number) => {
+        const { version } = await install(sql(), { ...path.install(target), shard });
+        await expectGeneratorPath(sql(), path);
+        const fresh = await catalog();
+        await uninstall(sql());
+        return { version, fresh };
+      };
+      const { version: latest, fresh: fresh0 } = await freshAs(0);
+      const { fresh: fresh7 } = await freshAs(7);
+      expect(fresh7.functions.length).toBeGreaterThan(20);
+      expect(fresh7.sequences.length).toBeGreaterThanOrEqual(2);
+      expect(fresh7).not.toEqual(fresh0);
       for (let from = 1; from < latest; from++) {
         const partial = await install(sql(), {
           upTo: from,
+          shard: 7,
           ...(from >= postgresNativePath.from ? path.install(target) : {}),
         });
         expect(partial.version).toBe(from);
         const upgraded = await install(sql(), path.install(target));
         expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, i) => from + i + 1));
-        expect(await catalog()).toEqual(fresh);
+        const shard = from >= configuresFrom ? 7 : 0;
+        expect(await catalog(), `from ${from}`).toEqual(shard === 7 ? fresh7 : fresh0);
+        const [row] = await sql().query<{ id: string }>('select sheaf.next_id()::text as id');
+        expect(decodeId(row!.id, presets.sheaf).shardId, `from ${from}`).toBe(shard);
         await uninstall(sql());
       }
     }, 180_000);

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { install, mysqlState, sqlVersion, uninstall } from '@sheaf/core';
+import { decodeId, install, mysqlState, presets, sqlVersion, uninstall } from '@sheaf/core';
 import { beforeAll, expect, it } from 'vitest';
 import { mysqlPlaceholders } from '../../packages/core/src/install/mysql.js';
 import { statementsOf } from '../../packages/core/src/install/sql-file.js';
@@ -173,7 +173,10 @@ describeTargets(
       }
     });
 
-    it('an upgrade from every earlier version leaves what a fresh install does, and no stamped routine', async () => {
+    // Each earlier version is installed as shard 7 and upgraded by an install() without a shard, as an
+    // application's start-up runs it: the upgrade keeps the shard from the first file that configures
+    // (0002) on. The settings row is not part of the catalog.
+    it('an upgrade from every earlier version, installed as shard 7, leaves what a fresh install does, keeps the shard, and no stamped routine', async () => {
       await uninstall(db().executor, { force: true });
       const { version: latest } = await install(db().executor);
       expect(latest).toBe(sqlVersion('mysql'));
@@ -182,11 +185,18 @@ describeTargets(
       expect(Object.keys(fresh.appTables)).toEqual([]);
       for (let from = 1; from < latest; from++) {
         await uninstall(db().executor, { force: true });
-        expect((await install(db().executor, { upTo: from })).version).toBe(from);
+        expect((await install(db().executor, { shard: 7, upTo: from })).version).toBe(from);
         const upgraded = await install(db().executor);
         expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, i) => from + i + 1));
         expect(await stampedRoutines(), `from ${from}`).toEqual([]);
         expect(await catalog(), `from ${from}`).toEqual(fresh);
+        const shard = from >= 2 ? 7 : 0;
+        const [settings] = await query<{ shard_id: unknown }>(
+          `select shard_id from \`${names().state}\`.sheaf_settings`,
+        );
+        expect(Number(settings?.shard_id), `from ${from}`).toBe(shard);
+        const [row] = await query<{ id: unknown }>('select sheaf_next_id() as id');
+        expect(decodeId(String(row?.id), presets.sheaf).shardId, `from ${from}`).toBe(shard);
       }
     }, 120_000);
 
