@@ -28,6 +28,8 @@ async function secondServer(
       if (down) return;
       down = true;
       await server.admin(`drop database ${name}${target === 'mariadb' ? '' : ' with (force)'}`);
+      // sheaf's own database beside it, which install() made there.
+      if (target === 'mariadb') await server.admin(`drop database if exists sheaf_${name}`);
     },
     close,
   };

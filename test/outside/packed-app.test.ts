@@ -102,6 +102,7 @@ describe('the packed packages in an app outside the repository', () => {
     if (targets.includes('mariadb')) {
       const connection = await mysql.createConnection({ uri: mysqlUrl });
       await connection.query(`drop database if exists ${database}`);
+      await connection.query(`drop database if exists sheaf_${database}`);
       await connection.end();
     }
     if (temp) await rm(temp, { recursive: true, force: true });

@@ -251,6 +251,7 @@ describeTargets(
         for (const id of ids) expect(shardOf(id), String(id)).toBe(6);
       } finally {
         await owner.query(`drop database if exists ${name}`);
+        await owner.query(`drop database if exists sheaf_${name}`);
         await Promise.all([owner.end(), user.end()]);
       }
     });

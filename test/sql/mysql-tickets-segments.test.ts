@@ -37,6 +37,7 @@ describeTargets(
       if (!secondPassed) return;
       const admin = await mysql.createConnection({ uri: mysqlUrl });
       await admin.query(`drop database if exists ${secondName}`);
+      await admin.query(`drop database if exists sheaf_${secondName}`);
       await admin.end();
     });
 

@@ -152,6 +152,7 @@ describeTargets(
         expect(await shards(other)).toEqual(new Set([5]));
       } finally {
         await admin.query(`drop database if exists ${other}`);
+        await admin.query(`drop database if exists sheaf_${other}`);
         await admin.end();
       }
     });

@@ -47,6 +47,7 @@ async function mariadbStable() {
     async drop() {
       await odd.end();
       await admin.query(`drop database if exists ${database}`);
+      await admin.query(`drop database if exists sheaf_${database}`);
       await admin.end();
     },
   };
