@@ -173,6 +173,8 @@ describeTargets(
       }
     });
 
+    /** The first file that configures a shard (sheaf_configure): below it an install's shard is ignored. */
+    const configuresFrom = 2;
     // Each earlier version is installed as shard 7 and upgraded by an install() without a shard, as an
     // application's start-up runs it: the upgrade keeps the shard from the first file that configures
     // (0002) on. The settings row is not part of the catalog.
@@ -190,11 +192,14 @@ describeTargets(
         expect(upgraded.applied).toEqual(Array.from({ length: latest - from }, (_, i) => from + i + 1));
         expect(await stampedRoutines(), `from ${from}`).toEqual([]);
         expect(await catalog(), `from ${from}`).toEqual(fresh);
-        const shard = from >= 2 ? 7 : 0;
-        const [settings] = await query<{ shard_id: unknown }>(
-          `select shard_id from \`${names().state}\`.sheaf_settings`,
+        const shard = from >= configuresFrom ? 7 : 0;
+        const [settings] = await query<{ shard_id: unknown; layout_name: unknown }>(
+          `select shard_id, layout_name from \`${names().state}\`.sheaf_settings`,
         );
-        expect(Number(settings?.shard_id), `from ${from}`).toBe(shard);
+        expect({ shard: Number(settings?.shard_id), layout: settings?.layout_name }, `from ${from}`).toEqual({
+          shard,
+          layout: 'sheaf',
+        });
         const [row] = await query<{ id: unknown }>('select sheaf_next_id() as id');
         expect(decodeId(String(row?.id), presets.sheaf).shardId, `from ${from}`).toBe(shard);
       }
