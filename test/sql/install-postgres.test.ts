@@ -64,6 +64,34 @@ describeTargets(
       await expectSheafRejection(uninstall(sql()), 'IN_USE', 'orders');
     });
 
+    it('names every kind of object outside sheaf that uses it: a view, a check, a trigger, a function', async () => {
+      await sql().query('create view fresh_ids as select sheaf.next_id() as id');
+      await sql().query('create table checked (id bigint check (id < sheaf.id_ceiling(now())))');
+      await sql().query('create function touched() returns trigger language plpgsql as $$ begin return new; end $$');
+      await sql().query(
+        'create trigger stamped before insert on checked for each row when (sheaf.next_id() > 0) execute function touched()',
+      );
+      await sql().query(
+        'create function one_id() returns bigint language sql begin atomic select sheaf.next_id(); end',
+      );
+      await expectSheafRejection(
+        uninstall(sql()),
+        'IN_USE',
+        'orders',
+        'view fresh_ids',
+        'constraint checked_id_check on table checked',
+        'trigger stamped on table checked',
+        'function one_id()',
+      );
+      for (const statement of [
+        'drop view fresh_ids',
+        'drop table checked',
+        'drop function touched()',
+        'drop function one_id()',
+      ])
+        await sql().query(statement);
+    });
+
     it('uninstalls with force, dropping the default but keeping the table and its rows', async () => {
       await sql().query('insert into orders default values');
       await uninstall(sql(), { force: true });

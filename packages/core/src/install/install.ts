@@ -226,8 +226,9 @@ export interface UninstallOptions {
 }
 
 /**
- * Removes sheaf's objects. Refuses (`IN_USE`, naming them) while column defaults, triggers or
- * views outside sheaf still use it, unless `force` is set. Does nothing where sheaf is absent.
+ * Removes sheaf's objects. Refuses (`IN_USE`, naming them) while column defaults, triggers,
+ * views, constraints or (on PostgreSQL) SQL-standard functions outside sheaf still use it, unless
+ * `force` is set. Does nothing where sheaf is absent.
  *
  * @example
  * await uninstall(executor);

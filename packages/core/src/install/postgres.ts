@@ -33,10 +33,13 @@ export const postgresInstall: DialectInstall = {
   nativePath: postgresNativePath,
   probe: "select to_regnamespace('sheaf') is not null as installed",
   // Objects outside schema sheaf that depend on it: column defaults, views, triggers, functions.
+  // What schema sheaf holds was created after initdb, so its oids are at or above
+  // FirstNormalObjectId (16384): the bound skips the system catalogs' own dependencies before
+  // pg_identify_object runs on them (400 ms to 2 ms on a fresh database).
   dependents: `
     select distinct pg_describe_object(d.classid, d.objid, d.objsubid) as dependent
     from pg_depend d
-    where d.deptype = 'n' and d.classid <> 'pg_extension'::regclass
+    where d.deptype = 'n' and d.refobjid >= 16384 and d.classid <> 'pg_extension'::regclass
       and (select i.schema from pg_identify_object(d.refclassid, d.refobjid, 0) i) = 'sheaf'
       and coalesce(case d.classid
         when 'pg_attrdef'::regclass then
