@@ -145,7 +145,15 @@ export function clusterAt(bin: string, dir: string, port: number, settings: Serv
         .split('\n')
         .map((line) => Number(line.trim()))
         .filter((pid) => pid > 0);
-      execFileSync('kill', ['-9', String(postmaster), ...children.map(String)]);
+      // A child listed above may have exited since (a backend whose client left, an autovacuum
+      // worker): that one is already gone, the others must still die.
+      for (const pid of [postmaster, ...children]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+        }
+      }
       killed = [postmaster, ...children];
     },
     start() {
