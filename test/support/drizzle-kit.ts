@@ -1,12 +1,20 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { afterAll } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
+
+// The folders made while a test file runs, removed when it ends (this module is imported by test
+// files, so the hook belongs to the importing file).
+const made: string[] = [];
+afterAll(async () => {
+  await Promise.all(made.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
 
 /** What {@link drizzleKitGenerate} made: the folder for `migrate()` and its SQL, file by file. */
 export interface Generated {
@@ -18,6 +26,7 @@ export interface Generated {
  * Runs the real drizzle-kit CLI on a schema of docs/guides/examples into a fresh folder. tsx with
  * test/tsconfig.json's paths lets it load `@sheaf/drizzle` from source, with no build first.
  * `custom` adds an empty custom migration (drizzle-kit's `--custom`) filled with those statements.
+ * The folder is removed when the test file ends.
  */
 export async function drizzleKitGenerate(
   dialect: 'postgresql' | 'mysql',
@@ -25,6 +34,7 @@ export async function drizzleKitGenerate(
   custom?: readonly string[],
 ): Promise<Generated> {
   const folder = await mkdtemp(join(tmpdir(), 'sheaf-drizzle-'));
+  made.push(folder);
   const cli = async (...extra: string[]) =>
     run(process.execPath, [join(root, 'node_modules/drizzle-kit/bin.cjs'), 'generate', ...extra], {
       // drizzle-kit prefixes `./` to the output folder, so it must be relative to cwd.
